@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"mirrorql/bench/handler"
+	"mirrorql/db"
+)
+
+// plan is the EXPLAIN (ANALYZE, BUFFERS) of one statement a route sent.
+type plan struct {
+	route string
+	path  string
+	sql   string
+	text  string
+}
+
+// explainPlans serves one request of each measured message route through the
+// REST handlers in process, records the statements they send and explains
+// each: the plans are those of the exact SQL the service issues.
+func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
+	qdb, err := db.Open(db.Options{URL: d.url, Driver: "pgdriver", PoolSize: 1})
+	if err != nil {
+		return nil, err
+	}
+	defer qdb.Close()
+	rec := &db.StatementLog{}
+	qdb.Bun().AddQueryHook(rec)
+	e := handler.New(qdb, nil)
+	o := d.opts
+	hot := o.TopicMessages(0)
+	mid := hot / 2
+	paths := []struct{ route, path string }{
+		{"by-sequence", fmt.Sprintf("/api/v1/topics/%s/messages/%d", entity(o.TopicID(0)), mid)},
+		{"by-timestamp", "/api/v1/topics/messages/" + timestamp(o.MessageTimestamp(0, mid))},
+		{"list-25", fmt.Sprintf("/api/v1/topics/%s/messages?limit=25", entity(o.TopicID(0)))},
+		{"list-gt-100", fmt.Sprintf("/api/v1/topics/%s/messages?sequencenumber=gt:%d&limit=100", entity(o.TopicID(0)), mid)},
+	}
+	var out []plan
+	for _, p := range paths {
+		rec.Take()
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, httptest.NewRequest(http.MethodGet, p.path, nil))
+		if w.Code != 200 {
+			return out, fmt.Errorf("%s: status %d: %s", p.path, w.Code, w.Body)
+		}
+		for _, stmt := range rec.Take() {
+			var lines []string
+			rows, err := qdb.Bun().QueryContext(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+stmt)
+			if err != nil {
+				return out, fmt.Errorf("explain %s: %w", stmt, err)
+			}
+			for rows.Next() {
+				var l string
+				if err := rows.Scan(&l); err != nil {
+					rows.Close()
+					return out, err
+				}
+				lines = append(lines, l)
+			}
+			rows.Close()
+			out = append(out, plan{route: p.route, path: p.path, sql: stmt, text: strings.Join(lines, "\n")})
+		}
+	}
+	return out, nil
+}
+
+// bufferSample is what random lookups of a route touched in shared_buffers.
+type bufferSample struct {
+	route      string
+	lookups    int
+	hit, read  int64 // blocks in all
+	withRead   int   // lookups that read at least one block from outside shared_buffers
+	statements string
+}
+
+// sampleBuffers runs EXPLAIN (ANALYZE, BUFFERS) on n random by-sequence and
+// list-gt-100 statements (the handlers' SQL with other values) and sums the
+// shared buffers they hit and read: whether the working set of the random
+// lookups fits in shared_buffers.
+func sampleBuffers(ctx context.Context, d *dataset, n int) ([]bufferSample, error) {
+	c, err := pgx.Connect(ctx, d.url)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	hot := d.opts.TopicMessages(0)
+	topic := d.opts.TopicID(0)
+	rng := rand.New(rand.NewPCG(uint64(d.opts.Seed), 11))
+	queries := []struct {
+		route string
+		sql   func() string
+	}{
+		{"by-sequence", func() string {
+			return fmt.Sprintf("SELECT %s FROM topic_message WHERE (topic_id = %d) AND (sequence_number = %d)",
+				messageColumns, topic, 1+rng.Int64N(hot))
+		}},
+		{"list-gt-100", func() string {
+			return fmt.Sprintf("SELECT %s FROM topic_message WHERE (topic_id = %d) AND (sequence_number > %d) ORDER BY sequence_number ASC LIMIT 100",
+				messageColumns, topic, rng.Int64N(hot-100))
+		}},
+	}
+	var out []bufferSample
+	for _, q := range queries {
+		b := bufferSample{route: q.route, lookups: n, statements: q.sql()}
+		for range n {
+			var plan []struct {
+				Plan struct {
+					Hit  int64 `json:"Shared Hit Blocks"`
+					Read int64 `json:"Shared Read Blocks"`
+				} `json:"Plan"`
+			}
+			var raw []byte
+			if err := c.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+q.sql()).Scan(&raw); err != nil {
+				return out, err
+			}
+			if err := json.Unmarshal(raw, &plan); err != nil || len(plan) == 0 {
+				return out, fmt.Errorf("explain json: %v", err)
+			}
+			b.hit += plan[0].Plan.Hit
+			b.read += plan[0].Plan.Read
+			if plan[0].Plan.Read > 0 {
+				b.withRead++
+			}
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+const messageColumns = "consensus_timestamp, message, running_hash, sequence_number, running_hash_version, " +
+	"chunk_num, chunk_total, payer_account_id, valid_start_timestamp, topic_id, initial_transaction_id"

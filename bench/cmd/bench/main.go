@@ -1,0 +1,860 @@
+// Command bench is the benchmark suite behind `make bench` (issue 5): it
+// creates its own databases, loads them with the seed data set, starts the
+// built `mirrorql serve`, drives every route at 32 and 64 connections with
+// the loadgen package, measures the pgbench floor in the same run, and
+// writes the figures into BENCHMARKS.md (between the generated markers).
+//
+//	go run ./bench/cmd/bench -bin bin/mirrorql
+//
+// With -soak <duration> it runs the soak benchmark of `make soak` instead
+// (issue 6, soak.go): one service, mixed routes at saturation, sampled over
+// time, with its own section of BENCHMARKS.md.
+//
+// Everything it creates is its own: the databases mirrorql_bench and
+// mirrorql_bench_small on the local server (or on a throwaway cluster when
+// no server answers), and the service process, stopped at the end.
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mirrorql/bench/loadgen"
+	"mirrorql/db/pgcluster"
+	"mirrorql/seed"
+)
+
+type flags struct {
+	bin             string
+	adminURL        string
+	dbName          string
+	smallName       string
+	duration        time.Duration
+	warmup          time.Duration
+	conns           []int
+	pool            int
+	schedules       int
+	reuse           bool
+	out             string
+	profile         bool
+	skipSmall       bool
+	routesOnly      string
+	serviceEnv      []string
+	profileTime     time.Duration
+	scalingRounds   int
+	scalingDuration time.Duration
+	cluster         bool
+	sharedBuffers   string
+	// soak mode (soak.go)
+	soak         time.Duration
+	soakInterval time.Duration
+	soakData     string
+}
+
+func parseFlags() flags {
+	var f flags
+	var conns string
+	flag.StringVar(&f.bin, "bin", "bin/mirrorql", "the built service")
+	flag.StringVar(&f.adminURL, "admin-url", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable",
+		"a database on the server to create the benchmark databases on; a throwaway cluster is started when it does not answer")
+	flag.StringVar(&f.dbName, "db", "mirrorql_bench", "the 1,000,000-message database (dropped and re-created)")
+	flag.StringVar(&f.smallName, "small-db", "mirrorql_bench_small", "the 10,000-message database for the scaling check")
+	flag.DurationVar(&f.duration, "duration", 8*time.Second, "measured window of each load phase")
+	flag.DurationVar(&f.warmup, "warmup", time.Second, "unmeasured warm-up before each window")
+	flag.StringVar(&conns, "conns", "32,64", "connection counts")
+	flag.IntVar(&f.pool, "pool", 16, "MIRRORQL_DB_POOL_SIZE of the service")
+	flag.IntVar(&f.schedules, "schedules", 20_000, "schedules in the large data set")
+	flag.BoolVar(&f.reuse, "reuse", false, "keep databases already seeded with the same options by an earlier run")
+	flag.StringVar(&f.out, "out", "BENCHMARKS.md", "file whose generated section is replaced ('' to only print)")
+	flag.BoolVar(&f.profile, "profile", true, "also run the in-process CPU and allocation profiles (bench/handler benchmarks)")
+	flag.DurationVar(&f.profileTime, "profile-time", 5*time.Second, "-benchtime of each profiled benchmark")
+	flag.BoolVar(&f.skipSmall, "skip-scaling", false, "skip the 10,000-message scaling phases")
+	flag.BoolVar(&f.cluster, "cluster", false, "use a throwaway cluster even when a server answers at -admin-url")
+	flag.StringVar(&f.sharedBuffers, "shared-buffers", "256MB", "shared_buffers of a throwaway cluster")
+	flag.IntVar(&f.scalingRounds, "scaling-rounds", 3, "alternating 1M/10k rounds of each scaling route (medians are reported)")
+	flag.DurationVar(&f.scalingDuration, "scaling-duration", 4*time.Second, "measured window of each scaling phase")
+	flag.StringVar(&f.routesOnly, "routes", "", "comma-separated route names to run (default all)")
+	flag.DurationVar(&f.soak, "soak", 0, "instead of the suite, the soak benchmark for this long (`make soak`): one service, mixed routes at saturation, sampled over time; implies -reuse")
+	flag.DurationVar(&f.soakInterval, "soak-interval", 10*time.Second, "sampling interval of -soak")
+	flag.StringVar(&f.soakData, "soak-data", "large", "data set of -soak: large (-db) or small (-small-db)")
+	var extra string
+	flag.StringVar(&extra, "service-env", "", "extra MIRRORQL_* settings of the service, comma-separated NAME=value")
+	flag.Parse()
+	for _, kv := range strings.Split(extra, ",") {
+		if kv = strings.TrimSpace(kv); kv != "" {
+			f.serviceEnv = append(f.serviceEnv, kv)
+		}
+	}
+	for _, s := range strings.Split(conns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			log.Fatalf("bad -conns %q", conns)
+		}
+		f.conns = append(f.conns, n)
+	}
+	return f
+}
+
+func main() {
+	log.SetFlags(log.Ltime)
+	log.SetPrefix("bench: ")
+	f := parseFlags()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if f.soak > 0 {
+		if f.soakData != "large" && f.soakData != "small" {
+			log.Fatalf("bad -soak-data %q", f.soakData)
+		}
+		if err := runSoak(ctx, f); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if err := run(ctx, f); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// dataset is one seeded database.
+type dataset struct {
+	name  string
+	url   string
+	opts  seed.Options
+	stats seed.Stats
+	seedT time.Duration
+	vacT  time.Duration
+	size  string
+	// pre-seeded by an earlier run (-reuse)
+	reused  bool
+	seedCmd string
+	seedOut string
+}
+
+func largeOptions(schedules int) seed.Options {
+	o := seed.BenchmarkOptions()
+	o.Schedules = schedules
+	return o
+}
+
+func smallOptions() seed.Options {
+	o := seed.BenchmarkOptions()
+	o.MessagesPerTopic = 51 // 5,000 + 99·51 = 10,049 messages
+	o.HotTopicMessages = 5_000
+	return o
+}
+
+func run(ctx context.Context, f flags) error {
+	started := time.Now()
+	rep := &report{flags: f, started: started.UTC()}
+	if _, err := os.Stat(f.bin); err != nil {
+		return fmt.Errorf("%s: %w (run `make build` first)", f.bin, err)
+	}
+
+	adminURL := f.adminURL
+	err := errors.New("-cluster given")
+	if !f.cluster {
+		err = ping(ctx, adminURL)
+	}
+	if err != nil {
+		log.Printf("no server at %s (%v): starting a throwaway cluster", adminURL, err)
+		c, err := pgcluster.Start(ctx, pgcluster.Options{Database: "postgres",
+			Settings: map[string]string{"max_connections": "200", "shared_buffers": f.sharedBuffers}})
+		if err != nil {
+			return err
+		}
+		defer c.Stop()
+		adminURL = c.AdminURL()
+		rep.cluster = "a throwaway cluster (mirrorql/db/pgcluster) started by the run"
+	} else {
+		rep.cluster = "the machine's PostgreSQL server on 127.0.0.1:5432 (shared with the colleagues' tests)"
+	}
+	if err := rep.describeMachine(ctx, adminURL); err != nil {
+		return err
+	}
+
+	large := &dataset{name: f.dbName, opts: largeOptions(f.schedules)}
+	small := &dataset{name: f.smallName, opts: smallOptions()}
+	sets := []*dataset{large}
+	if !f.skipSmall {
+		sets = append(sets, small)
+	}
+	for _, d := range sets {
+		if err := prepare(ctx, f, adminURL, d); err != nil {
+			return err
+		}
+	}
+	rep.large, rep.small = large, small
+
+	// The CPU of PostgreSQL's backends per request, when the server runs here.
+	mon, err := newPGMonitor(ctx, adminURL, large.name)
+	if err != nil {
+		return err
+	}
+	defer mon.close()
+	smon, err := newPGMonitor(ctx, adminURL, small.name)
+	if err != nil {
+		return err
+	}
+	defer smon.close()
+
+	// The floor first, while no service holds connections: pgbench -c64
+	// needs 64 of the server's max_connections.
+	for _, n := range f.conns {
+		modes := []string{"prepared"}
+		if n == f.conns[0] {
+			modes = append(modes, "simple")
+		}
+		for _, mode := range modes {
+			fl, err := pgbenchFloor(ctx, large, n, mode, f.duration, mon)
+			if err != nil && strings.Contains(err.Error(), "too many clients") {
+				log.Printf("pgbench -c%d: the server is out of connections; retrying in 5 s", n)
+				time.Sleep(5 * time.Second)
+				fl, err = pgbenchFloor(ctx, large, n, mode, f.duration, mon)
+			}
+			if err != nil {
+				log.Printf("pgbench -c%d -M %s: %v", n, mode, err)
+				fl.err = err.Error()
+			} else {
+				log.Printf("pgbench -c%d -M %s: %.0f tps, latency avg %v p50 %v p99 %v; cpu s/1k: postgres %.3f, pgbench %.3f",
+					n, mode, fl.tps, fl.avgLatency, fl.p50, fl.p99, fl.pgCPUPer1k, fl.clientCPUPer1k)
+			}
+			rep.floors = append(rep.floors, fl)
+		}
+	}
+
+	// The main suite on the large data set.
+	svc, err := startService(ctx, f, large.url)
+	if err != nil {
+		return err
+	}
+	defer svc.stop()
+	rep.startup = svc.ready
+	log.Printf("service pid %d ready in %v", svc.pid, svc.ready.Round(time.Millisecond))
+	routes := buildRoutes(large.opts, svc.host)
+	rep.graphql = svc.hasGraphQL(ctx)
+	if err := checkRoutes(ctx, svc, routes, rep.graphql); err != nil {
+		return err
+	}
+	for _, n := range f.conns {
+		for _, r := range routes {
+			if !f.wants(r.name) || (r.graphql && !rep.graphql) {
+				continue
+			}
+			m, err := measure(ctx, svc, r, n, f, mon)
+			if err != nil {
+				return fmt.Errorf("%s at %d connections: %w", r.name, n, err)
+			}
+			rep.rows = append(rep.rows, m)
+		}
+	}
+	rep.peakRSS = svc.hwm()
+	plans, err := explainPlans(ctx, large)
+	if err != nil {
+		log.Printf("explain: %v", err)
+	}
+	rep.plans = plans
+	if rep.buffers, err = sampleBuffers(ctx, large, 500); err != nil {
+		log.Printf("buffers: %v", err)
+	}
+
+	var stopAlso *service
+	// Scaling: the same by-sequence and list measurements at 10,000 messages,
+	// each right after the same route on the large data set (both services
+	// run), so that the two of a pair see the same machine.
+	if !f.skipSmall {
+		ssvc, err := startService(ctx, f, small.url)
+		if err != nil {
+			return err
+		}
+		defer ssvc.stop() // on the error paths; stopped below otherwise
+		stopAlso = ssvc
+		sroutes := buildRoutes(small.opts, ssvc.host)
+		if err := checkRoutes(ctx, ssvc, sroutes, false); err != nil {
+			return err
+		}
+		// Alternating pairs, several rounds, medians: one noisy phase must not
+		// decide a 1.2× criterion on a shared machine.
+		sf := f
+		sf.duration = f.scalingDuration
+		for i, r := range sroutes {
+			if !r.scaling || !f.wants(r.name) {
+				continue
+			}
+			var ls, ms []measurement
+			for range f.scalingRounds {
+				l, err := measure(ctx, svc, routes[i], f.conns[0], sf, mon)
+				if err != nil {
+					return fmt.Errorf("scaling %s: %w", r.name, err)
+				}
+				m, err := measure(ctx, ssvc, r, f.conns[0], sf, smon)
+				if err != nil {
+					return fmt.Errorf("small %s: %w", r.name, err)
+				}
+				ls, ms = append(ls, l), append(ms, m)
+			}
+			rep.scaleLarge = append(rep.scaleLarge, median(ls))
+			rep.smallRows = append(rep.smallRows, median(ms))
+		}
+		splans, err := explainPlans(ctx, small)
+		if err != nil {
+			log.Printf("explain small: %v", err)
+		}
+		rep.smallPlans = splans
+		if rep.smallBuffers, err = sampleBuffers(ctx, small, 500); err != nil {
+			log.Printf("buffers small: %v", err)
+		}
+	}
+	for _, s := range []*service{svc, stopAlso} {
+		if s == nil {
+			continue
+		}
+		if err := s.stop(); err != nil {
+			log.Printf("service exit: %v", err)
+		}
+	}
+
+	if f.profile {
+		prof, err := profiles(ctx, large, f.profileTime.String())
+		if err != nil {
+			log.Printf("profile: %v", err)
+		}
+		rep.profiles = prof
+	}
+	rep.elapsed = time.Since(started)
+	text := rep.markdown()
+	fmt.Println(text)
+	if f.out != "" {
+		if err := writeSection(f.out, text); err != nil {
+			return err
+		}
+		log.Printf("wrote %s", f.out)
+	}
+	log.Printf("done in %v", rep.elapsed.Round(time.Second))
+	return nil
+}
+
+func (f flags) wants(name string) bool {
+	if f.routesOnly == "" {
+		return true
+	}
+	for _, n := range strings.Split(f.routesOnly, ",") {
+		if strings.TrimSpace(n) == name {
+			return true
+		}
+	}
+	return false
+}
+
+func ping(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	return c.Ping(ctx)
+}
+
+// dbURL is adminURL with another database.
+func dbURL(adminURL, name string) (string, error) {
+	cfg, err := pgx.ParseConfig(adminURL)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=disable", cfg.User, cfg.Host, cfg.Port, name), nil
+}
+
+// prepare (re)creates the database, migrates it with the service binary,
+// seeds it and vacuums it. With -reuse, a database whose comment records the
+// same seed options is kept as it is.
+func prepare(ctx context.Context, f flags, adminURL string, d *dataset) error {
+	var err error
+	if d.url, err = dbURL(adminURL, d.name); err != nil {
+		return err
+	}
+	fingerprint := fmt.Sprintf("mirrorql bench seed %+v", d.opts)
+	admin, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return err
+	}
+	defer admin.Close(context.WithoutCancel(ctx))
+	ident := pgx.Identifier{d.name}.Sanitize()
+	if f.reuse {
+		var comment *string
+		err := admin.QueryRow(ctx, `select shobj_description(oid, 'pg_database') from pg_database where datname = $1`, d.name).Scan(&comment)
+		if err == nil && comment != nil && *comment == fingerprint {
+			log.Printf("%s: reusing the database seeded by an earlier run", d.name)
+			d.reused = true
+			return d.describe(ctx)
+		}
+	}
+	log.Printf("%s: creating", d.name)
+	if _, err := admin.Exec(ctx, "drop database if exists "+ident+" with (force)"); err != nil {
+		return err
+	}
+	if _, err := admin.Exec(ctx, "create database "+ident); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, f.bin, "migrate")
+	cmd.Env = serviceEnv(map[string]string{"MIRRORQL_DATABASE_URL": d.url})
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("mirrorql migrate: %w\n%s", err, out)
+	}
+	t := time.Now()
+	if hasSeedCommand(f.bin) {
+		o := d.opts
+		args := []string{"seed", "--topics", strconv.Itoa(o.Topics), "--messages-per-topic", strconv.Itoa(o.MessagesPerTopic),
+			"--hot-topic-messages", strconv.Itoa(o.HotTopicMessages), "--schedules", strconv.Itoa(o.Schedules),
+			"--seed", strconv.FormatInt(o.Seed, 10)}
+		d.seedCmd = "mirrorql " + strings.Join(args, " ")
+		cmd := exec.CommandContext(ctx, f.bin, args...)
+		cmd.Env = serviceEnv(map[string]string{"MIRRORQL_DATABASE_URL": d.url})
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%s: %w\n%s", d.seedCmd, err, out)
+		}
+		d.seedOut = strings.TrimSpace(string(out))
+		d.seedT = time.Since(t)
+		log.Printf("%s: %s", d.name, d.seedOut)
+	} else {
+		// An older service without `mirrorql seed`: the package it runs.
+		d.seedCmd = "seed.RunURL (the binary has no seed command)"
+		d.stats, err = seed.RunURL(ctx, d.url, d.opts)
+		if err != nil {
+			return err
+		}
+		d.seedT = time.Since(t)
+		d.seedOut = d.stats.String()
+		log.Printf("%s: seeded %s", d.name, d.stats)
+	}
+	c, err := pgx.Connect(ctx, d.url)
+	if err != nil {
+		return err
+	}
+	t = time.Now()
+	_, err = c.Exec(ctx, "vacuum analyze")
+	c.Close(context.WithoutCancel(ctx))
+	if err != nil {
+		return fmt.Errorf("vacuum analyze: %w", err)
+	}
+	d.vacT = time.Since(t)
+	log.Printf("%s: vacuum analyze in %v", d.name, d.vacT.Round(time.Millisecond))
+	if _, err := admin.Exec(ctx, "comment on database "+ident+" is "+quote(fingerprint)); err != nil {
+		return err
+	}
+	return d.describe(ctx)
+}
+
+// hasSeedCommand reports whether the binary lists a seed command.
+func hasSeedCommand(bin string) bool {
+	out, _ := exec.Command(bin, "help").CombinedOutput()
+	return strings.Contains(string(out), "\n  seed ")
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func (d *dataset) describe(ctx context.Context) error {
+	c, err := pgx.Connect(ctx, d.url)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	{
+		err = c.QueryRow(ctx, `select (select count(*) from topic_message), (select count(*) from transaction),
+			(select count(*) from schedule), (select count(*) from transaction_signature)`).
+			Scan(&d.stats.TopicMessages, &d.stats.Transactions, &d.stats.Schedules, &d.stats.TransactionSignatures)
+		if err != nil {
+			return err
+		}
+	}
+	return c.QueryRow(ctx, "select pg_size_pretty(pg_database_size(current_database()))").Scan(&d.size)
+}
+
+// serviceEnv is the environment without any MIRRORQL_* variable of ours
+// (the service refuses unknown ones), plus vars.
+func serviceEnv(vars map[string]string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MIRRORQL_") {
+			env = append(env, kv)
+		}
+	}
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// ---------------------------------------------------------------------------
+// The service process.
+
+type service struct {
+	cmd   *exec.Cmd
+	pid   int
+	host  string
+	ready time.Duration
+	done  chan error
+	log   *os.File
+
+	stopped bool
+	exitErr error
+}
+
+// tail is the end of the service's log, for error messages.
+func (s *service) tail() string {
+	b, _ := os.ReadFile(s.log.Name())
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startService starts `mirrorql serve` and measures the time from exec to
+// the first 200 of /health/readiness (polled every 2 ms).
+func startService(ctx context.Context, f flags, url string) (*service, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	// The service logs a line per request at its default level: to a file,
+	// as it would to a log collector, not to a pipe this process must drain.
+	logf, err := os.CreateTemp("", "mirrorql-bench-service-*.log")
+	if err != nil {
+		return nil, err
+	}
+	s := &service{host: fmt.Sprintf("127.0.0.1:%d", port), done: make(chan error, 1), log: logf}
+	s.cmd = exec.Command(f.bin, "serve")
+	env := map[string]string{
+		"MIRRORQL_DATABASE_URL": url,
+		"MIRRORQL_LISTEN":       s.host,
+		"MIRRORQL_DB_POOL_SIZE": strconv.Itoa(f.pool),
+	}
+	for _, kv := range f.serviceEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	s.cmd.Env = serviceEnv(env)
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	client := &http.Client{Timeout: time.Second}
+	t := time.Now()
+	if err := s.cmd.Start(); err != nil {
+		return nil, err
+	}
+	s.pid = s.cmd.Process.Pid
+	go func() { s.done <- s.cmd.Wait() }()
+	deadline := t.Add(30 * time.Second)
+	for {
+		select {
+		case err := <-s.done:
+			return nil, fmt.Errorf("mirrorql serve exited: %v\n%s", err, s.tail())
+		default:
+		}
+		resp, err := client.Get("http://" + s.host + "/health/readiness")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				s.ready = time.Since(t)
+				return s, nil
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			s.stop()
+			return nil, fmt.Errorf("mirrorql serve not ready after 30s\n%s", s.tail())
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func (s *service) stop() error {
+	if s.stopped {
+		return s.exitErr
+	}
+	s.stopped = true
+	defer func() {
+		s.log.Close()
+		os.Remove(s.log.Name())
+	}()
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case s.exitErr = <-s.done:
+	case <-time.After(20 * time.Second):
+		_ = s.cmd.Process.Kill()
+		s.exitErr = <-s.done
+	}
+	return s.exitErr
+}
+
+// cpuTicks is utime+stime of the process, in clock ticks (USER_HZ, 100/s).
+func (s *service) cpuTicks() int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.pid))
+	if err != nil {
+		return -1
+	}
+	i := bytes.LastIndexByte(b, ')')
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 13 {
+		return -1
+	}
+	u, _ := strconv.ParseInt(fields[11], 10, 64)
+	st, _ := strconv.ParseInt(fields[12], 10, 64)
+	return u + st
+}
+
+const userHZ = 100
+
+// hwm is the process's peak resident set (VmHWM), in bytes.
+func (s *service) hwm() int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return -1
+}
+
+// hasGraphQL reports whether /graphql answers a trivial query.
+func (s *service) hasGraphQL(ctx context.Context) bool {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+s.host+"/graphql",
+		strings.NewReader(`{"query":"{ __typename }"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	_, _ = buf.ReadFrom(resp.Body)
+	return resp.StatusCode == 200 && strings.Contains(buf.String(), "__typename")
+}
+
+// ---------------------------------------------------------------------------
+// Routes and their random requests.
+
+type route struct {
+	name    string
+	title   string // as shown in the tables
+	example string
+	reqs    [][]byte
+	graphql bool
+	scaling bool // also measured on the 10,000-message data set
+	check   func([]byte) bool
+}
+
+const requestsPerRoute = 1 << 15
+
+func entity(num int64) string { return "0.0." + strconv.FormatInt(num, 10) }
+
+func timestamp(ns int64) string {
+	return fmt.Sprintf("%d.%09d", ns/1_000_000_000, ns%1_000_000_000)
+}
+
+func noGraphQLErrors(b []byte) bool { return !bytes.Contains(b, []byte(`"errors"`)) }
+
+const (
+	// gqlMessageQuery asks for every field the REST by-sequence body has.
+	gqlMessageQuery = `query($t: EntityId!, $s: Long!) { topicMessage(topicId: $t, sequenceNumber: $s) { ` +
+		`consensusTimestamp topicId sequenceNumber message runningHash runningHashVersion payerAccountId ` +
+		`chunkInfo { number total initialTransactionId { accountId nonce scheduled transactionValidStart } } } }`
+	gqlPageQuery = `query($t: EntityId!) { topicMessages(topicId: $t, first: 100) { nodes { sequenceNumber topic { id memo } } } }`
+)
+
+func buildRoutes(o seed.Options, host string) []route {
+	rng := rand.New(rand.NewPCG(uint64(o.Seed), 5))
+	hot := o.TopicMessages(0)
+	hotID := entity(seed.FirstTopicNum)
+	total := o.TotalMessages()
+	gen := func(f func() []byte) [][]byte {
+		out := make([][]byte, requestsPerRoute)
+		for i := range out {
+			out[i] = f()
+		}
+		return out
+	}
+	get := func(format string, args ...any) []byte { return loadgen.Get(host, fmt.Sprintf(format, args...)) }
+	// GraphQL requests use variables, as clients do: the query text is the
+	// same for every request, so the service's parsed-query cache applies.
+	gql := func(query string, vars map[string]any) []byte {
+		body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+		return loadgen.PostJSON(host, "/graphql", body)
+	}
+	randomTopic := func() int64 { return seed.FirstTopicNum + rng.Int64N(int64(o.Topics)) }
+	// A uniformly random existing message: topic i and sequence number.
+	randomMessage := func() (int, int64) {
+		k := rng.Int64N(total)
+		if k < hot {
+			return 0, k + 1
+		}
+		k -= hot
+		per := int64(o.MessagesPerTopic)
+		return 1 + int(k/per), k%per + 1
+	}
+	firstSchedule := o.FirstScheduleNum()
+	return []route{
+		{name: "by-sequence", title: "REST by sequence", scaling: true,
+			example: "/api/v1/topics/" + hotID + "/messages/{1…" + strconv.FormatInt(hot, 10) + "}",
+			reqs:    gen(func() []byte { return get("/api/v1/topics/%s/messages/%d", hotID, 1+rng.Int64N(hot)) })},
+		{name: "by-timestamp", title: "REST by timestamp",
+			example: "/api/v1/topics/messages/{timestamp of a random message}",
+			reqs: gen(func() []byte {
+				i, seq := randomMessage()
+				return get("/api/v1/topics/messages/%s", timestamp(o.MessageTimestamp(i, seq)))
+			})},
+		{name: "list-25", title: "REST list limit=25", scaling: true,
+			example: "/api/v1/topics/{random topic}/messages?limit=25",
+			reqs:    gen(func() []byte { return get("/api/v1/topics/%s/messages?limit=25", entity(randomTopic())) })},
+		{name: "list-gt-100", title: "REST list seq gt, limit=100", scaling: true,
+			example: "/api/v1/topics/" + hotID + "/messages?sequencenumber=gt:{random}&limit=100",
+			reqs: gen(func() []byte {
+				return get("/api/v1/topics/%s/messages?sequencenumber=gt:%d&limit=100", hotID, rng.Int64N(hot-100))
+			})},
+		{name: "topic", title: "REST topic details",
+			example: "/api/v1/topics/{random topic}",
+			reqs:    gen(func() []byte { return get("/api/v1/topics/%s", entity(randomTopic())) })},
+		{name: "schedules", title: "REST schedules list",
+			example: "/api/v1/schedules?schedule.id=gte:{random schedule}&limit=25",
+			reqs: gen(func() []byte {
+				return get("/api/v1/schedules?schedule.id=gte:%s&limit=25", entity(firstSchedule+rng.Int64N(int64(max(o.Schedules-25, 1)))))
+			})},
+		{name: "schedule", title: "REST schedule by id",
+			example: "/api/v1/schedules/{random schedule}",
+			reqs: gen(func() []byte {
+				return get("/api/v1/schedules/%s", entity(firstSchedule+rng.Int64N(int64(o.Schedules))))
+			})},
+		{name: "gql-message", title: "GraphQL topicMessage", graphql: true, check: noGraphQLErrors,
+			example: gqlMessageQuery + ` with $t = "` + hotID + `", $s random`,
+			reqs: gen(func() []byte {
+				return gql(gqlMessageQuery, map[string]any{"t": hotID, "s": 1 + rng.Int64N(hot)})
+			})},
+		{name: "gql-page", title: "GraphQL 100 messages + topic", graphql: true, check: noGraphQLErrors,
+			example: gqlPageQuery + ` with $t a random topic`,
+			reqs: gen(func() []byte {
+				return gql(gqlPageQuery, map[string]any{"t": entity(randomTopic())})
+			})},
+	}
+}
+
+// checkRoutes sends the first request of every route once and insists on a 200.
+func checkRoutes(ctx context.Context, s *service, routes []route, graphql bool) error {
+	for _, r := range routes {
+		if r.graphql && !graphql {
+			continue
+		}
+		res, err := loadgen.Run(ctx, loadgen.Config{Addr: s.host, Conns: 1, Duration: 300 * time.Millisecond,
+			Requests: r.reqs[:64], Check: r.check})
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.name, err)
+		}
+		if res.Errors > 0 {
+			return fmt.Errorf("%s: %d of %d requests failed: %s", r.name, res.Errors, res.Requests, res.FirstErr)
+		}
+	}
+	return nil
+}
+
+// measurement is one route at one connection count.
+type measurement struct {
+	route    route
+	conns    int
+	rps      float64
+	p50, p99 time.Duration
+	requests int64
+	errors   int64
+	firstErr string
+	cpuPer1k float64 // service CPU seconds per 1,000 requests
+	// the load generator's (this process's) CPU seconds per 1,000 requests
+	loadCPUPer1k float64
+	// the CPU seconds per 1,000 requests of the PostgreSQL backends of the service's pool
+	pgCPUPer1k float64
+	rounds     int   // > 1: medians of that many runs
+	hwm        int64 // service VmHWM after the phase
+	avgBytes   float64
+}
+
+// median is the measurement with the median p99, with the medians of the
+// rate and of the CPU figures.
+func median(ms []measurement) measurement {
+	mid := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
+	var rps, cpu, pg, p50 []float64
+	for _, m := range ms {
+		rps, cpu, pg, p50 = append(rps, m.rps), append(cpu, m.cpuPer1k), append(pg, m.pgCPUPer1k), append(p50, float64(m.p50))
+	}
+	sorted := slices.Clone(ms)
+	slices.SortFunc(sorted, func(a, b measurement) int { return cmp.Compare(a.p99, b.p99) })
+	out := sorted[len(sorted)/2]
+	out.rps, out.cpuPer1k, out.pgCPUPer1k, out.p50 = mid(rps), mid(cpu), mid(pg), time.Duration(mid(p50))
+	out.rounds = len(ms)
+	return out
+}
+
+func measure(ctx context.Context, s *service, r route, conns int, f flags, mon *pgMonitor) (measurement, error) {
+	var t0, t1, l0, l1 int64
+	var pids []int
+	var pg0, pg1 map[int]int64
+	self := &service{pid: os.Getpid()}
+	res, err := loadgen.Run(ctx, loadgen.Config{
+		Addr: s.host, Conns: conns, Warmup: f.warmup, Duration: f.duration, Requests: r.reqs, Check: r.check,
+		Seed: uint64(conns),
+		OnWindow: func(open bool) {
+			if open {
+				pids = mon.pids(ctx, false)
+				t0, l0, pg0 = s.cpuTicks(), self.cpuTicks(), ticks(pids)
+			} else {
+				t1, l1, pg1 = s.cpuTicks(), self.cpuTicks(), ticks(pids)
+			}
+		},
+	})
+	if err != nil {
+		return measurement{}, err
+	}
+	m := measurement{route: r, conns: conns, rps: res.RPS(), p50: res.Quantile(50), p99: res.Quantile(99),
+		requests: res.Requests, errors: res.Errors, firstErr: res.FirstErr, hwm: s.hwm(),
+		avgBytes: float64(res.BodyBytes) / float64(max(res.Requests, 1))}
+	if t0 >= 0 && t1 >= 0 {
+		m.cpuPer1k = float64(t1-t0) / userHZ / float64(res.Requests) * 1000
+		m.loadCPUPer1k = float64(l1-l0) / userHZ / float64(res.Requests) * 1000
+	}
+	if len(pids) > 0 {
+		m.pgCPUPer1k = spent(pg0, pg1) / float64(res.Requests) * 1000
+	}
+	log.Printf("%-13s c=%-3d %8.0f req/s  p50 %-9v p99 %-9v errors %d  cpu s/1k: service %.3f, postgres %.3f, load tool %.3f  rss %.1f MiB",
+		r.name, conns, m.rps, m.p50, m.p99, m.errors, m.cpuPer1k, m.pgCPUPer1k, m.loadCPUPer1k, float64(m.hwm)/(1<<20))
+	if m.firstErr != "" {
+		log.Printf("  first error: %s", m.firstErr)
+	}
+	return m, nil
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestWriteSection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "B.md")
+	section := beginMarker + "\nfigures 1\n" + endMarker + "\n"
+	if err := writeSection(path, section); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(b), "# Benchmarks\n\n"+beginMarker) {
+		t.Fatalf("new file:\n%s", b)
+	}
+	prose := "# Benchmarks\n\nbefore\n\n" + beginMarker + "\nold\n" + endMarker + "\n\nafter\n"
+	if err := os.WriteFile(path, []byte(prose), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeSection(path, strings.Replace(section, "1", "2", 1)); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(path)
+	want := "# Benchmarks\n\nbefore\n\n" + beginMarker + "\nfigures 2\n" + endMarker + "\n\nafter\n"
+	if string(b) != want {
+		t.Fatalf("got\n%s\nwant\n%s", b, want)
+	}
+}
+
+func TestBuildRoutes(t *testing.T) {
+	for _, o := range []struct {
+		name string
+		hot  string
+	}{{"large", "500000"}, {"small", "5000"}} {
+		opts := largeOptions(20_000)
+		if o.name == "small" {
+			opts = smallOptions()
+		}
+		routes := buildRoutes(opts, "127.0.0.1:1")
+		if len(routes) != 9 {
+			t.Fatalf("%d routes", len(routes))
+		}
+		ts := regexp.MustCompile(`^GET /api/v1/topics/messages/\d{10}\.\d{9} HTTP/1\.1\r\n`)
+		seq := regexp.MustCompile(`^GET /api/v1/topics/0\.0\.2001/messages/(\d+) HTTP/1\.1\r\n`)
+		for _, r := range routes {
+			if len(r.reqs) != requestsPerRoute {
+				t.Fatalf("%s: %d requests", r.name, len(r.reqs))
+			}
+			for _, req := range r.reqs[:200] {
+				switch r.name {
+				case "by-timestamp":
+					if !ts.Match(req) {
+						t.Fatalf("%s: %q", r.name, req)
+					}
+				case "by-sequence":
+					m := seq.FindSubmatch(req)
+					if m == nil || len(m[1]) > len(o.hot) || (len(m[1]) == len(o.hot) && string(m[1]) > o.hot) {
+						t.Fatalf("%s %s: %q", o.name, r.name, req)
+					}
+				case "gql-message", "gql-page":
+					if !strings.HasPrefix(string(req), "POST /graphql HTTP/1.1\r\n") || !strings.Contains(string(req), `"variables":{`) {
+						t.Fatalf("%s: %q", r.name, req)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestTimestamp(t *testing.T) {
+	if got := timestamp(1_700_000_000_000_000_123); got != "1700000000.000000123" {
+		t.Fatal(got)
+	}
+}

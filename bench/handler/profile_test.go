@@ -1,0 +1,165 @@
+package handler
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime/metrics"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"mirrorql/db"
+)
+
+// The benchmarks profile the service's request path in process (Echo chain,
+// handlers, query layer, driver) against a seeded benchmark database:
+//
+//	MIRRORQL_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/mirrorql_bench?sslmode=disable \
+//	go test ./bench/handler -run '^$' -bench BySequence -cpuprofile cpu.out -memprofile mem.out
+//
+// PostgreSQL's own time is in its processes, not in these profiles: what
+// they show is what the service spends per request. `make bench` runs them.
+
+const hotTopic = "0.0.2001"
+
+func open(b *testing.B) *db.DB {
+	url := os.Getenv("MIRRORQL_BENCH_DATABASE_URL")
+	if url == "" {
+		b.Skip("MIRRORQL_BENCH_DATABASE_URL is not set (a database seeded by `make bench`)")
+	}
+	d, err := db.Open(db.Options{URL: url, Driver: envOr("MIRRORQL_DB_DRIVER", "pgdriver"), PoolSize: 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { d.Close() })
+	return d
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// discard is a ResponseWriter that keeps nothing, so the allocation profile
+// shows the service's allocations rather than a recorder's.
+type discard struct {
+	h    http.Header
+	code int
+}
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discard) WriteHeader(code int)        { d.code = code }
+
+func run(b *testing.B, path func(r *rand.Rand) string) {
+	runRequests(b, func(r *rand.Rand) *http.Request { return httptest.NewRequest(http.MethodGet, path(r), nil) })
+}
+
+func runRequests(b *testing.B, request func(r *rand.Rand) *http.Request) {
+	e := New(open(b), nil)
+	var seed atomic.Uint64
+	var failed atomic.Int64
+	b.ReportAllocs()
+	// 32 × GOMAXPROCS (2 here) = 64 requests in flight, as in the 64-connection phases.
+	b.SetParallelism(32)
+	stop := samplePeaks(b)
+	defer stop()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		r := rand.New(rand.NewPCG(seed.Add(1), 7))
+		w := &discard{h: http.Header{}}
+		for pb.Next() {
+			clear(w.h)
+			w.code = 200
+			e.ServeHTTP(w, request(r))
+			if w.code != 200 {
+				failed.Add(1)
+			}
+		}
+	})
+	if n := failed.Load(); n > 0 {
+		b.Fatalf("%d requests failed", n)
+	}
+}
+
+func BenchmarkBySequence(b *testing.B) {
+	run(b, func(r *rand.Rand) string {
+		return fmt.Sprintf("/api/v1/topics/%s/messages/%d", hotTopic, 1+r.IntN(500_000))
+	})
+}
+
+func BenchmarkListGt100(b *testing.B) {
+	run(b, func(r *rand.Rand) string {
+		return fmt.Sprintf("/api/v1/topics/%s/messages?sequencenumber=gt:%d&limit=100", hotTopic, r.IntN(499_900))
+	})
+}
+
+// graphQL is a POST /graphql of query with variables, as the load test sends.
+func graphQL(query string, vars map[string]any) *http.Request {
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
+const (
+	gqlMessageQuery = `query($t: EntityId!, $s: Long!) { topicMessage(topicId: $t, sequenceNumber: $s) { ` +
+		`consensusTimestamp topicId sequenceNumber message runningHash runningHashVersion payerAccountId ` +
+		`chunkInfo { number total initialTransactionId { accountId nonce scheduled transactionValidStart } } } }`
+	gqlPageQuery = `query($t: EntityId!) { topicMessages(topicId: $t, first: 100) { nodes { sequenceNumber topic { id memo } } } }`
+)
+
+func BenchmarkGraphQLMessage(b *testing.B) {
+	runRequests(b, func(r *rand.Rand) *http.Request {
+		return graphQL(gqlMessageQuery, map[string]any{"t": hotTopic, "s": 1 + r.IntN(500_000)})
+	})
+}
+
+func BenchmarkGraphQLPage(b *testing.B) {
+	runRequests(b, func(r *rand.Rand) *http.Request {
+		return graphQL(gqlPageQuery, map[string]any{"t": fmt.Sprintf("0.0.%d", 2001+r.IntN(100))})
+	})
+}
+
+// samplePeaks samples the live heap and the goroutine stacks every 2 ms and,
+// when stopped, reports their peaks: what the service would hold with 64
+// requests in flight.
+func samplePeaks(b *testing.B) (stop func()) {
+	samples := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/stacks:bytes"},
+		{Name: "/sched/goroutines:goroutines"},
+	}
+	var peak [3]uint64
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			metrics.Read(samples)
+			for i, s := range samples {
+				peak[i] = max(peak[i], s.Value.Uint64())
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		b.ReportMetric(float64(peak[0])/(1<<20), "peak-heap-MiB")
+		b.ReportMetric(float64(peak[1])/(1<<20), "peak-stacks-MiB")
+		b.ReportMetric(float64(peak[2]), "peak-goroutines")
+	}
+}

@@ -1,0 +1,182 @@
+// Package config reads the service's settings from MIRRORQL_* environment
+// variables and rejects unknown or malformed ones at start-up.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+	"github.com/redis/go-redis/v9"
+
+	"mirrorql/redact"
+)
+
+// Config is every setting of the service. Each field's env tag is its
+// variable name without the MIRRORQL_ prefix.
+type Config struct {
+	DatabaseURL          string        `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/mirror_node?sslmode=disable"`
+	DBDriver             string        `env:"DB_DRIVER" envDefault:"pgdriver"`
+	DBPoolSize           int           `env:"DB_POOL_SIZE" envDefault:"10"`
+	DBStatementTimeout   time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"20s"`
+	DBConnectTimeout     time.Duration `env:"DB_CONNECT_TIMEOUT" envDefault:"1s"`
+	Listen               string        `env:"LISTEN" envDefault:":8080"`
+	ResponseLimitDef     int           `env:"RESPONSE_LIMIT_DEFAULT" envDefault:"25"`
+	ResponseLimitMax     int           `env:"RESPONSE_LIMIT_MAX" envDefault:"100"`
+	Shard                int64         `env:"SHARD" envDefault:"0"`
+	Realm                int64         `env:"REALM" envDefault:"0"`
+	ScheduleLifetime     time.Duration `env:"SCHEDULE_LIFETIME" envDefault:"30m"`
+	GraphQLIntrospection bool          `env:"GRAPHQL_INTROSPECTION" envDefault:"true"`
+	GraphQLMaxBodyBytes  int64         `env:"GRAPHQL_MAX_BODY_BYTES" envDefault:"65536"`
+
+	// Operations: logging, HTTP server timeouts, shutdown.
+	LogFormat             string        `env:"LOG_FORMAT" envDefault:"json"`
+	LogLevel              string        `env:"LOG_LEVEL" envDefault:"info"`
+	ShutdownGrace         time.Duration `env:"SHUTDOWN_GRACE" envDefault:"15s"`
+	HTTPReadHeaderTimeout time.Duration `env:"HTTP_READ_HEADER_TIMEOUT" envDefault:"5s"`
+	HTTPReadTimeout       time.Duration `env:"HTTP_READ_TIMEOUT" envDefault:"15s"`
+	HTTPWriteTimeout      time.Duration `env:"HTTP_WRITE_TIMEOUT" envDefault:"30s"`
+	HTTPIdleTimeout       time.Duration `env:"HTTP_IDLE_TIMEOUT" envDefault:"120s"`
+	RequestTimeout        time.Duration `env:"REQUEST_TIMEOUT" envDefault:"10s"`
+
+	// Response cache of GET /api/v1/schedules.
+	CacheEnabled  bool          `env:"CACHE_ENABLED" envDefault:"true"`
+	CacheEntries  int           `env:"CACHE_ENTRIES" envDefault:"1000"`
+	CacheMaxBytes int64         `env:"CACHE_MAX_BYTES" envDefault:"16777216"`
+	RedisURL      string        `env:"REDIS_URL"`
+	RedisTimeout  time.Duration `env:"REDIS_TIMEOUT" envDefault:"250ms"`
+	// RedisKeyPrefix starts every key, so deployments can share one Redis.
+	RedisKeyPrefix string `env:"REDIS_KEY_PREFIX" envDefault:"mirrorql:"`
+
+	// Request limits (package limits): 414, 431, 413, and 429 per client IP.
+	MaxURLLength   int     `env:"MAX_URL_LENGTH" envDefault:"16384"`
+	MaxHeaderBytes int     `env:"MAX_HEADER_BYTES" envDefault:"32768"`
+	MaxBodyBytes   int64   `env:"MAX_BODY_BYTES" envDefault:"1048576"`
+	RateLimit      float64 `env:"RATE_LIMIT" envDefault:"0"` // requests/s per client IP; 0 is off
+	RateBurst      int     `env:"RATE_BURST" envDefault:"50"`
+}
+
+// MaxServerHeaderBytes is the HTTP server's own limit on a request's head
+// (request line and headers), past which net/http answers a plain 431
+// itself; MIRRORQL_MAX_URL_LENGTH and MIRRORQL_MAX_HEADER_BYTES must stay
+// below it to be answered with the documented body.
+const MaxServerHeaderBytes = 64 << 10
+
+// Prefix is the common prefix of every variable.
+const Prefix = "MIRRORQL_"
+
+// TestPrefix starts the variables of the test suites (MIRRORQL_TEST_DATABASE_URL
+// and the like), which the service itself ignores rather than rejects.
+const TestPrefix = Prefix + "TEST_"
+
+// Load reads the environment. An unknown MIRRORQL_ variable is an error, so
+// a typo cannot silently fall back to a default.
+func Load() (Config, error) {
+	var c Config
+	known := Names()
+	var unknown []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, Prefix) && !strings.HasPrefix(name, TestPrefix) && !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return c, fmt.Errorf("unknown configuration variable(s): %s", strings.Join(unknown, ", "))
+	}
+	if err := env.ParseWithOptions(&c, env.Options{Prefix: Prefix}); err != nil {
+		return c, fmt.Errorf("configuration: %w", err)
+	}
+	return c, c.validate()
+}
+
+// Names lists every variable the service reads.
+func Names() map[string]bool {
+	names := map[string]bool{}
+	t := reflect.TypeOf(Config{})
+	for i := 0; i < t.NumField(); i++ {
+		if tag := t.Field(i).Tag.Get("env"); tag != "" {
+			names[Prefix+tag] = true
+		}
+	}
+	return names
+}
+
+func (c Config) validate() error {
+	var problems []string
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			problems = append(problems, fmt.Sprintf(format, args...))
+		}
+	}
+	check(c.DBDriver == "pgx" || c.DBDriver == "pgdriver", "%sDB_DRIVER must be pgx or pgdriver, got %q", Prefix, c.DBDriver)
+	check(c.DBPoolSize >= 1, "%sDB_POOL_SIZE must be at least 1", Prefix)
+	check(c.DBStatementTimeout > 0, "%sDB_STATEMENT_TIMEOUT must be positive", Prefix)
+	check(c.DBConnectTimeout > 0, "%sDB_CONNECT_TIMEOUT must be positive", Prefix)
+	check(c.ResponseLimitMax >= 1, "%sRESPONSE_LIMIT_MAX must be at least 1", Prefix)
+	check(c.ResponseLimitDef >= 1 && c.ResponseLimitDef <= c.ResponseLimitMax,
+		"%sRESPONSE_LIMIT_DEFAULT must be between 1 and %sRESPONSE_LIMIT_MAX", Prefix, Prefix)
+	check(c.Shard >= 0 && c.Shard <= 1023, "%sSHARD must be 0..1023", Prefix)
+	check(c.Realm >= 0 && c.Realm <= 65535, "%sREALM must be 0..65535", Prefix)
+	check(c.ScheduleLifetime > 0, "%sSCHEDULE_LIFETIME must be positive", Prefix)
+	check(c.Listen != "", "%sLISTEN must not be empty", Prefix)
+	check(c.LogFormat == "json" || c.LogFormat == "text", "%sLOG_FORMAT must be json or text, got %q", Prefix, c.LogFormat)
+	_, levelErr := ParseLogLevel(c.LogLevel)
+	check(levelErr == nil, "%sLOG_LEVEL must be debug, info, warn or error, got %q", Prefix, c.LogLevel)
+	check(c.ShutdownGrace > 0, "%sSHUTDOWN_GRACE must be positive", Prefix)
+	check(c.HTTPReadHeaderTimeout > 0, "%sHTTP_READ_HEADER_TIMEOUT must be positive", Prefix)
+	check(c.HTTPReadTimeout >= c.HTTPReadHeaderTimeout,
+		"%sHTTP_READ_TIMEOUT must be at least %sHTTP_READ_HEADER_TIMEOUT", Prefix, Prefix)
+	check(c.HTTPIdleTimeout > 0, "%sHTTP_IDLE_TIMEOUT must be positive", Prefix)
+	check(c.RequestTimeout > 0, "%sREQUEST_TIMEOUT must be positive", Prefix)
+	// The write deadline runs from the end of the request headers: it must
+	// leave room to send the 503 of a request that ran into its deadline.
+	check(c.HTTPWriteTimeout > c.RequestTimeout,
+		"%sHTTP_WRITE_TIMEOUT must be longer than %sREQUEST_TIMEOUT", Prefix, Prefix)
+	check(c.MaxURLLength >= 256 && c.MaxURLLength <= MaxServerHeaderBytes,
+		"%sMAX_URL_LENGTH must be between 256 and %d", Prefix, MaxServerHeaderBytes)
+	check(c.MaxHeaderBytes >= 1024 && c.MaxHeaderBytes <= MaxServerHeaderBytes,
+		"%sMAX_HEADER_BYTES must be between 1024 and %d", Prefix, MaxServerHeaderBytes)
+	check(c.MaxBodyBytes >= 1024, "%sMAX_BODY_BYTES must be at least 1024", Prefix)
+	check(c.GraphQLMaxBodyBytes >= 1024, "%sGRAPHQL_MAX_BODY_BYTES must be at least 1024", Prefix)
+	check(c.RateLimit >= 0 && !math.IsInf(c.RateLimit, 0) && !math.IsNaN(c.RateLimit),
+		"%sRATE_LIMIT must be a number of requests per second, 0 (off) or more", Prefix)
+	check(c.RateBurst >= 1, "%sRATE_BURST must be at least 1", Prefix)
+	check(c.CacheEntries >= 1, "%sCACHE_ENTRIES must be at least 1", Prefix)
+	check(c.CacheMaxBytes >= 1024, "%sCACHE_MAX_BYTES must be at least 1024", Prefix)
+	check(c.RedisTimeout > 0, "%sREDIS_TIMEOUT must be positive", Prefix)
+	if c.RedisURL != "" {
+		_, err := redis.ParseURL(c.RedisURL)
+		check(err == nil, "%sREDIS_URL: %v", Prefix, err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("configuration: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// ParseLogLevel reads MIRRORQL_LOG_LEVEL: debug, info, warn or error.
+func ParseLogLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("unknown log level %q", s)
+}
+
+// Redact returns a database (or any) URL fit to print, its password
+// replaced by "xxxxx" (see package redact).
+func Redact(raw string) string { return redact.URL(raw) }

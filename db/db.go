@@ -1,0 +1,183 @@
+// Package db owns the connection pool, the embedded schema migrations and the
+// query layer: one function per question the API answers, returning model
+// types. Both faces (REST and GraphQL) read the ledger only through it.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+
+	"mirrorql/redact"
+)
+
+// ErrNotFound is returned by single-row lookups that find nothing.
+var ErrNotFound = errors.New("not found")
+
+// Options configure the pool.
+type Options struct {
+	URL              string
+	Driver           string // "pgx" (database/sql over pgx) or "pgdriver" (bun's own)
+	PoolSize         int
+	StatementTimeout time.Duration
+	ConnectTimeout   time.Duration
+}
+
+// DB is the query layer over one pool.
+type DB struct {
+	bun    *bun.DB
+	health *Health
+}
+
+// Open creates the pool; it does not wait for the database to answer, so the
+// service can start (and report itself unready) while the database is down.
+func Open(o Options) (*DB, error) {
+	var sqldb *sql.DB
+	switch o.Driver {
+	case "pgdriver":
+		opts := []pgdriver.Option{
+			pgdriver.WithDSN(o.URL),
+			pgdriver.WithDialTimeout(o.ConnectTimeout),
+			pgdriver.WithConnParams(map[string]any{
+				"statement_timeout": o.StatementTimeout.Milliseconds(),
+			}),
+		}
+		if o.StatementTimeout > 0 {
+			// pgdriver's own read timeout (10 s by default) would otherwise
+			// cut a query short before the server's statement timeout.
+			opts = append(opts, pgdriver.WithReadTimeout(o.StatementTimeout+5*time.Second))
+		}
+		connector, err := newPgdriverConnector(opts...)
+		if err != nil {
+			return nil, fmt.Errorf("database url: %s", redact.Secret(err.Error(), o.URL))
+		}
+		sqldb = sql.OpenDB(connectTimeout{connector, o.ConnectTimeout})
+	default:
+		cfg, err := pgx.ParseConfig(o.URL)
+		if err != nil {
+			return nil, fmt.Errorf("database url: %s", redact.Secret(err.Error(), o.URL))
+		}
+		if o.ConnectTimeout > 0 {
+			cfg.ConnectTimeout = o.ConnectTimeout
+		}
+		// bun interpolates arguments into the SQL text, so every statement is
+		// new to the server: preparing it (pgx's default) costs a round trip
+		// and fills the statement cache for nothing, and breaks behind
+		// PgBouncer's transaction pooling.
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+		// The statement timeout is SET once connected rather than sent as a
+		// start-up parameter, which PgBouncer refuses ("unsupported startup
+		// parameter") unless told to ignore it, and then would not apply it.
+		// pgdriver does the same with its connection parameters.
+		ms := strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
+		sqldb = stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, conn *pgx.Conn) error {
+			if o.StatementTimeout > 0 {
+				if _, err := conn.Exec(ctx, "SELECT set_config('statement_timeout', $1, false)", ms); err != nil {
+					return err
+				}
+			}
+			_, err := conn.Exec(ctx, setConnectionCheck)
+			if code, ok := sqlState(err); ok && code == "42704" { // PostgreSQL < 14
+				err = nil
+			}
+			return err
+		}))
+	}
+	size := o.PoolSize
+	if size < 1 {
+		size = 10
+	}
+	sqldb.SetMaxOpenConns(size)
+	sqldb.SetMaxIdleConns(size)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	b := bun.NewDB(sqldb, pgdialect.New())
+	h := &Health{}
+	b.AddQueryHook(h)
+	return &DB{bun: b, health: h}, nil
+}
+
+// newPgdriverConnector is pgdriver.NewConnector, which panics on a URL it
+// cannot parse (with the URL, password and all, in the message): here that
+// is an error.
+func newPgdriverConnector(opts ...pgdriver.Option) (c *pgdriver.Connector, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	return pgdriver.NewConnector(opts...), nil
+}
+
+// setConnectionCheck has the server check for a closed client every 250 ms
+// while it runs a query (PostgreSQL 14+; older servers answer 42704, which
+// is ignored). When a request's deadline passes, the drivers give its query
+// up by closing the connection (pgdriver cannot cancel a query, pgx by
+// default does not wait for the cancel), and the pool opens another while
+// the server would run the abandoned query on until its statement timeout,
+// or until a lock it waits on is granted: the server's backends would
+// outnumber the pool. With the check the server ends such a query within
+// 250 ms.
+const setConnectionCheck = "SET client_connection_check_interval = 250"
+
+// connectTimeout bounds the whole of a new pgdriver connection (dial, start-up,
+// the SET of its parameters) rather than the dial alone, so a server that
+// accepts TCP connections but does not answer fails within the connect
+// timeout too (pgdriver takes its read and write deadlines from the
+// context); it then applies setConnectionCheck.
+type connectTimeout struct {
+	driver.Connector
+	timeout time.Duration
+}
+
+func (c connectTimeout) Connect(ctx context.Context) (driver.Conn, error) {
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ex, ok := conn.(driver.ExecerContext); ok {
+		_, err := ex.ExecContext(ctx, setConnectionCheck, nil)
+		if err != nil {
+			if code, ok := sqlState(err); !ok || code != "42704" { // undefined_object
+				_ = conn.Close()
+				return nil, err
+			}
+		}
+	}
+	return conn, nil
+}
+
+// Wrap builds the query layer over an existing bun handle (tests, migrations).
+func Wrap(b *bun.DB) *DB { return &DB{bun: b, health: &Health{}} }
+
+// Health follows whether the database answers (fed by every query of a pool
+// made by Open, and by Ping) and logs each change of state once.
+func (d *DB) Health() *Health { return d.health }
+
+// Bun exposes the handle for migrations, seeding and query hooks.
+func (d *DB) Bun() *bun.DB { return d.bun }
+
+// Ping checks that the database answers.
+// The outcome feeds Health.
+func (d *DB) Ping(ctx context.Context) error {
+	err := d.bun.PingContext(ctx)
+	d.health.observeIn(ctx, err)
+	return err
+}
+
+// Close closes the pool.
+func (d *DB) Close() error { return d.bun.Close() }

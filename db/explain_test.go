@@ -1,0 +1,103 @@
+package db_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"mirrorql/db"
+	"mirrorql/model"
+	"mirrorql/tests/testdb"
+)
+
+// TestQueriesUseIndexes runs every query-layer function, then EXPLAINs each
+// statement it sent with sequential scans disabled: a plan that still scans
+// a table sequentially has no index to use.
+func TestQueriesUseIndexes(t *testing.T) {
+	_, b := testdb.New(t)
+	rec := &db.StatementLog{}
+	b.AddQueryHook(rec)
+	d := db.Wrap(b)
+	ctx := context.Background()
+	seq := []model.Condition[int64]{{Op: model.OpGt, Value: 5}}
+	ts := []model.Condition[model.Timestamp]{{Op: model.OpLte, Value: 99}}
+	ids := []model.EntityID{100, 101}
+	calls := map[string]func() error{
+		"MessageBySequence":  func() error { _, err := d.MessageBySequence(ctx, 7, 1); return ignoreNotFound(err) },
+		"MessageByTimestamp": func() error { _, err := d.MessageByTimestamp(ctx, 5); return ignoreNotFound(err) },
+		"MessagesOfTopic/sequence": func() error {
+			_, err := d.MessagesOfTopic(ctx, db.MessageFilter{TopicID: 7, SequenceNumber: seq, Order: model.Desc, Limit: 25})
+			return err
+		},
+		"MessagesOfTopic/timestamp": func() error {
+			_, err := d.MessagesOfTopic(ctx, db.MessageFilter{TopicID: 7, Timestamp: ts, Order: model.Asc, Limit: 25})
+			return err
+		},
+		"TopicExists": func() error { _, err := d.TopicExists(ctx, 7); return err },
+		"Topic":       func() error { _, err := d.Topic(ctx, 7); return ignoreNotFound(err) },
+		"Topics": func() error {
+			_, err := d.Topics(ctx, db.TopicFilter{ID: []model.Condition[model.EntityID]{{Op: model.OpGt, Value: 1}}, Limit: 25})
+			return err
+		},
+		"TopicsByID": func() error { _, err := d.TopicsByID(ctx, ids); return err },
+		"Schedules": func() error {
+			_, err := d.Schedules(ctx, db.ScheduleFilter{ScheduleID: []model.Condition[model.EntityID]{{Op: model.OpGte, Value: 1}}, Limit: 25})
+			return err
+		},
+		"Schedules/creator": func() error {
+			_, err := d.Schedules(ctx, db.ScheduleFilter{CreatorAccountID: []model.Condition[model.EntityID]{{Op: model.OpEq, Value: 2}}, Limit: 25})
+			return err
+		},
+		"SchedulesByID": func() error { _, err := d.SchedulesByID(ctx, ids); return err },
+		"SignaturesOf":  func() error { _, err := d.SignaturesOf(ctx, ids); return err },
+	}
+	for name, call := range calls {
+		rec.Take()
+		if err := call(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, stmt := range rec.Take() {
+			plan := explain(t, b, stmt)
+			if strings.Contains(plan, "Seq Scan") {
+				t.Errorf("%s: sequential scan in the plan of\n%s\n%s", name, stmt, plan)
+			}
+		}
+	}
+}
+
+func ignoreNotFound(err error) error {
+	if err == db.ErrNotFound {
+		return nil
+	}
+	return err
+}
+
+func explain(t *testing.T, b *bun.DB, stmt string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := b.DB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "RESET enable_seqscan") //nolint:errcheck
+	rows, err := conn.QueryContext(ctx, "EXPLAIN "+stmt)
+	if err != nil {
+		t.Fatalf("explain %s: %v", stmt, err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}

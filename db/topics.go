@@ -1,0 +1,134 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/uptrace/bun"
+
+	"mirrorql/model"
+)
+
+// topicRow is the joined topic, entity and custom_fee row; the fixed fees
+// arrive as jsonb text and are decoded into model.FixedFee.
+type topicRow struct {
+	ID                 int64
+	HasTopic           bool
+	HasEntity          bool
+	HasCustomFee       bool
+	AdminKey           []byte
+	SubmitKey          []byte
+	FeeScheduleKey     []byte
+	FeeExemptKeyList   []byte
+	AutoRenewAccountID *model.EntityID
+	AutoRenewPeriod    *int64
+	CreatedTimestamp   *model.Timestamp
+	Deleted            *bool
+	Memo               *string
+	TimestampFrom      *model.Timestamp
+	TimestampTo        *model.Timestamp
+	CustomFeeFrom      *model.Timestamp
+	FixedFees          []byte
+}
+
+// The id comes from whichever of the three rows exists, so a missing topic
+// row can still be told apart from a missing entity row.
+const topicColumns = "coalesce(t.id, e.id) AS id, t.id IS NOT NULL AS has_topic, e.id IS NOT NULL AS has_entity, " +
+	"cf.entity_id IS NOT NULL AS has_custom_fee, t.admin_key, t.submit_key, t.fee_schedule_key, t.fee_exempt_key_list, " +
+	"e.auto_renew_account_id, e.auto_renew_period, e.created_timestamp, e.deleted, e.memo, " +
+	"lower(e.timestamp_range) AS timestamp_from, upper(e.timestamp_range) AS timestamp_to, " +
+	"lower(cf.timestamp_range) AS custom_fee_from, cf.fixed_fees"
+
+// Topic is the current state of one topic from its topic, entity and
+// custom_fee rows (primary-key lookups); ErrNotFound only when none exists.
+func (d *DB) Topic(ctx context.Context, id model.EntityID) (*model.Topic, error) {
+	var rows []topicRow
+	err := d.bun.NewSelect().ColumnExpr(topicColumns).
+		TableExpr("(SELECT ?::bigint AS id) AS k", int64(id)).
+		Join("LEFT JOIN topic AS t ON t.id = k.id").
+		Join("LEFT JOIN entity AS e ON e.id = k.id").
+		Join("LEFT JOIN custom_fee AS cf ON cf.entity_id = k.id").
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, fmt.Errorf("topic %s: %w", id, err)
+	}
+	if len(rows) == 0 || !(rows[0].HasTopic || rows[0].HasEntity || rows[0].HasCustomFee) {
+		return nil, ErrNotFound
+	}
+	t, err := rows[0].model()
+	if err != nil {
+		return nil, fmt.Errorf("topic %s: %w", id, err)
+	}
+	t.ID = id
+	return t, nil
+}
+
+// TopicFilter selects a page of topic entities ordered by id.
+type TopicFilter struct {
+	ID    []model.Condition[model.EntityID]
+	Order model.Order
+	Limit int
+}
+
+// Topics lists entities of type TOPIC on the (type, id) index.
+func (d *DB) Topics(ctx context.Context, f TopicFilter) ([]model.Topic, error) {
+	q := d.topicsFromEntities().Where("e.type = 'TOPIC'")
+	for _, c := range f.ID {
+		q = q.Where("e.id "+c.Op.SQL()+" ?", int64(c.Value))
+	}
+	return d.scanTopics(ctx, q.OrderExpr("e.id "+direction(f.Order)).Limit(int64(f.Limit)))
+}
+
+// TopicsByID loads the topics with entity rows among ids, in one statement.
+func (d *DB) TopicsByID(ctx context.Context, ids []model.EntityID) ([]model.Topic, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return d.scanTopics(ctx, d.topicsFromEntities().Where("e.id IN (?)", bun.In(ids)).OrderExpr("e.id"))
+}
+
+func (d *DB) topicsFromEntities() *bun.SelectQuery {
+	return d.bun.NewSelect().ColumnExpr(topicColumns).TableExpr("entity AS e").
+		Join("LEFT JOIN topic AS t ON t.id = e.id").
+		Join("LEFT JOIN custom_fee AS cf ON cf.entity_id = e.id")
+}
+
+func (d *DB) scanTopics(ctx context.Context, q *bun.SelectQuery) ([]model.Topic, error) {
+	var rows []topicRow
+	if err := q.Scan(ctx, &rows); err != nil {
+		return nil, fmt.Errorf("topics: %w", err)
+	}
+	out := make([]model.Topic, 0, len(rows))
+	for i := range rows {
+		t, err := rows[i].model()
+		if err != nil {
+			return nil, fmt.Errorf("topic %d: %w", rows[i].ID, err)
+		}
+		out = append(out, *t)
+	}
+	return out, nil
+}
+
+func (r *topicRow) model() (*model.Topic, error) {
+	t := &model.Topic{
+		ID: model.EntityID(r.ID), HasTopic: r.HasTopic, HasEntity: r.HasEntity, HasCustomFee: r.HasCustomFee,
+		AdminKey: r.AdminKey, SubmitKey: r.SubmitKey, FeeScheduleKey: r.FeeScheduleKey,
+		FeeExemptKeyList: r.FeeExemptKeyList, AutoRenewAccountID: r.AutoRenewAccountID,
+		AutoRenewPeriod: r.AutoRenewPeriod, CreatedTimestamp: r.CreatedTimestamp, Deleted: r.Deleted,
+		TimestampFrom: r.TimestampFrom, TimestampTo: r.TimestampTo, CustomFeeFrom: r.CustomFeeFrom,
+		FixedFees: []model.FixedFee{},
+	}
+	if r.Memo != nil {
+		t.Memo = *r.Memo
+	}
+	if len(r.FixedFees) > 0 {
+		if err := json.Unmarshal(r.FixedFees, &t.FixedFees); err != nil {
+			return nil, fmt.Errorf("custom_fee.fixed_fees: %w", err)
+		}
+		if t.FixedFees == nil {
+			t.FixedFees = []model.FixedFee{}
+		}
+	}
+	return t, nil
+}

@@ -1,0 +1,241 @@
+package graph
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"mirrorql/db"
+	"mirrorql/graph/view"
+	"mirrorql/model"
+)
+
+// Argument validation: the REST rule for the same value, reporting REST's
+// message for the same mistake (behavior.md §1.4–1.7, §8).
+
+// CodeBadUserInput is extensions.code of an invalid argument.
+const CodeBadUserInput = "BAD_USER_INPUT"
+
+func invalidParameter(name string) string { return "Invalid parameter: " + name }
+
+// argErrors collects messages in REST's order; like a REST 400 body, a
+// request reports all of them.
+type argErrors []string
+
+func (e *argErrors) add(msg string) { *e = append(*e, msg) }
+
+// err adds all messages but the last to the response and returns the last,
+// which nulls the field.
+func (e argErrors) err(ctx context.Context) error {
+	if len(e) == 0 {
+		return nil
+	}
+	for _, m := range e[:len(e)-1] {
+		graphql.AddError(ctx, badInput(m))
+	}
+	return badInput(e[len(e)-1])
+}
+
+func badInput(msg string) *gqlerror.Error {
+	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": CodeBadUserInput}}
+}
+
+// entityIDError is REST's message for a value that passed the syntax check
+// but not the parser: `Invalid entity ID "<rebuilt>"`.
+func entityIDError(err error) *gqlerror.Error {
+	var inv *model.InvalidEntityIDError
+	if errors.As(err, &inv) {
+		return badInput(inv.Error())
+	}
+	return badInput(err.Error())
+}
+
+// topicIDSyntax is the topic path pre-check (behavior.md §2.1 step 1).
+func topicIDSyntax(a view.EntityIDArg) bool { return model.ValidEntityIDSyntax(string(a), false) }
+
+// parseTopicID is step 2, after topicIDSyntax passed.
+func (r *Resolver) parseTopicID(a view.EntityIDArg) (model.EntityID, error) {
+	id, err := r.opts.Defaults.ParseEntityID(string(a), false)
+	if err != nil {
+		return 0, entityIDError(err)
+	}
+	return id, nil
+}
+
+// first is REST's limit rule for `first`: null is the default page size,
+// less than 1 is `Invalid parameter: limit`, more than the maximum is capped.
+func (r *Resolver) first(first *int, errs *argErrors) int {
+	switch {
+	case first == nil:
+		return r.opts.LimitDefault
+	case *first < 1:
+		errs.add(invalidParameter("limit"))
+		return 0
+	case *first > r.opts.LimitMax:
+		return r.opts.LimitMax
+	}
+	return *first
+}
+
+func orderOf(o *Order) model.Order {
+	if o != nil && *o == OrderDesc {
+		return model.Desc
+	}
+	return model.Asc
+}
+
+// operand is one operator of a filter input, in the schema's order.
+type operand[T any] struct {
+	op    model.Operator
+	value *T
+}
+
+func operands[T any](eq, ne, gt, gte, lt, lte *T) []operand[T] {
+	all := []operand[T]{{model.OpEq, eq}, {model.OpNe, ne}, {model.OpGt, gt}, {model.OpGte, gte}, {model.OpLt, lt}, {model.OpLte, lte}}
+	out := all[:0]
+	for _, o := range all {
+		if o.value != nil {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// sequenceConditions: each value must be a sequence number (DECISIONS #1).
+func sequenceConditions(f *LongFilter, errs *argErrors) []model.Condition[int64] {
+	if f == nil {
+		return nil
+	}
+	var out []model.Condition[int64]
+	for _, o := range operands(f.Eq, f.Ne, f.Gt, f.Gte, f.Lt, f.Lte) {
+		v, ok := model.ParseSequenceNumber(string(*o.value))
+		if !ok {
+			errs.add(invalidParameter("sequencenumber"))
+			continue
+		}
+		out = append(out, model.Condition[int64]{Op: o.op, Value: v})
+	}
+	return out
+}
+
+// timestampConditions: each value must be a query timestamp.
+func timestampConditions(f *TimestampFilter, errs *argErrors) []model.Condition[model.Timestamp] {
+	if f == nil {
+		return nil
+	}
+	var out []model.Condition[model.Timestamp]
+	for _, o := range operands(f.Eq, f.Ne, f.Gt, f.Gte, f.Lt, f.Lte) {
+		ts, err := model.ParseTimestamp(string(*o.value))
+		if err != nil {
+			errs.add(invalidParameter("timestamp"))
+			continue
+		}
+		out = append(out, model.Condition[model.Timestamp]{Op: o.op, Value: ts})
+	}
+	return out
+}
+
+// entityIDValue is one value of an entity-id filter that passed the syntax
+// check; it is parsed only once every argument has been checked, as REST
+// parses after validation.
+type entityIDValue struct {
+	op  model.Operator
+	raw string
+}
+
+func entityIDSyntax(f *EntityIDFilter, name string, allowEVM bool, errs *argErrors) []entityIDValue {
+	if f == nil {
+		return nil
+	}
+	var out []entityIDValue
+	for _, o := range operands(f.Eq, f.Ne, f.Gt, f.Gte, f.Lt, f.Lte) {
+		if !model.ValidEntityIDSyntax(string(*o.value), allowEVM) {
+			errs.add(invalidParameter(name))
+			continue
+		}
+		out = append(out, entityIDValue{o.op, string(*o.value)})
+	}
+	return out
+}
+
+// entityIDConditions parses checked values; an opaque EVM address (only
+// where allowEVM) names no entity and sets noMatch.
+func (r *Resolver) entityIDConditions(values []entityIDValue, allowEVM bool) (conds []model.Condition[model.EntityID], noMatch bool, err error) {
+	for _, v := range values {
+		id, err := r.opts.Defaults.ParseEntityID(v.raw, allowEVM)
+		switch {
+		case errors.Is(err, model.ErrOpaqueEVMAddress):
+			noMatch = true
+		case err != nil:
+			return nil, false, entityIDError(err)
+		default:
+			conds = append(conds, model.Condition[model.EntityID]{Op: v.op, Value: id})
+		}
+	}
+	return conds, noMatch, nil
+}
+
+// Cursors are opaque to clients: base64url of "<kind>:<the last row's key>",
+// the key REST's links.next pages on (a message's consensus timestamp, a
+// topic's or schedule's encoded id).
+const (
+	cursorMessage  = "tm"
+	cursorTopic    = "tp"
+	cursorSchedule = "sc"
+)
+
+func encodeCursor(kind string, key int64) string {
+	b := make([]byte, 0, 24)
+	b = append(b, kind...)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, key, 10)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// afterCursor decodes an `after` cursor of the given kind; anything else is
+// `Invalid parameter: after`.
+func afterCursor(cursor *string, kind string, errs *argErrors) (key int64, ok bool) {
+	if cursor == nil {
+		return 0, false
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(*cursor)
+	if err == nil {
+		if rest, found := strings.CutPrefix(string(raw), kind+":"); found {
+			if key, err = strconv.ParseInt(rest, 10, 64); err == nil {
+				return key, true
+			}
+		}
+	}
+	errs.add(invalidParameter("after"))
+	return 0, false
+}
+
+// pagingOp is the condition that continues after a cursor: REST's next link
+// replaces the range values in the paging direction by gt:/lt: the last key
+// (DECISIONS #7), which selects the same rows as adding it.
+func pagingOp(o model.Order) model.Operator {
+	if o == model.Desc {
+		return model.OpLt
+	}
+	return model.OpGt
+}
+
+// messageFilter validates the list arguments shared by Query.topicMessages
+// and Topic.messages. The limit asks for one row more than the page, to
+// know whether another page exists.
+func (r *Resolver) messageFilter(seq *LongFilter, ts *TimestampFilter, order *Order, first *int, cursor *string, errs *argErrors) (f db.MessageFilter, pageSize int) {
+	f.SequenceNumber = sequenceConditions(seq, errs)
+	f.Timestamp = timestampConditions(ts, errs)
+	f.Order = orderOf(order)
+	pageSize = r.first(first, errs)
+	if key, ok := afterCursor(cursor, cursorMessage, errs); ok {
+		f.Timestamp = append(f.Timestamp, model.Condition[model.Timestamp]{Op: pagingOp(f.Order), Value: model.Timestamp(key)})
+	}
+	f.Limit = pageSize + 1
+	return f, pageSize
+}

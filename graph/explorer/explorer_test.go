@@ -1,0 +1,106 @@
+package explorer
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestAssetsMatchREADME: the embedded third-party files are the ones the
+// README lists (npm tarball contents, by SRI hash), each beside its licence.
+func TestAssetsMatchREADME(t *testing.T) {
+	readme, err := os.ReadFile("assets/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| ([a-z.-]+\\.(?:js|css)) \\| .* \\| `([A-Za-z0-9+/=]+)` \\| MIT, (LICENSE\\.[a-z-]+) \\|$")
+	rows := row.FindAllStringSubmatch(string(readme), -1)
+	if len(rows) != 4 {
+		t.Fatalf("README lists %d assets, want 4", len(rows))
+	}
+	for _, r := range rows {
+		body, err := assets.ReadFile("assets/" + r[1])
+		if err != nil {
+			t.Errorf("%s is not embedded: %v", r[1], err)
+			continue
+		}
+		sum := sha256.Sum256(body)
+		if got := base64.StdEncoding.EncodeToString(sum[:]); got != r[2] {
+			t.Errorf("%s: sha256 %s, README says %s", r[1], got, r[2])
+		}
+		if lic, err := assets.ReadFile("assets/" + r[3]); err != nil || !strings.Contains(string(lic), "MIT License") {
+			t.Errorf("%s: licence %s missing or not MIT: %v", r[1], r[3], err)
+		}
+	}
+}
+
+// TestHandler: the page refers only to embedded assets, which are served
+// with their types; anything else below the assets is not found.
+func TestHandler(t *testing.T) {
+	h := Handler("/graphql")
+	get := func(path string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		return rec
+	}
+	page := get("/graphql")
+	if page.Code != 200 || page.Header().Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("page: %d %s", page.Code, page.Header().Get("Content-Type"))
+	}
+	html, _ := io.ReadAll(page.Body)
+	refs := regexp.MustCompile(`(?:src|href)="([^"]+)"`).FindAllStringSubmatch(string(html), -1)
+	if len(refs) != 5 {
+		t.Errorf("page has %d references, want 5: %v", len(refs), refs)
+	}
+	for _, ref := range refs {
+		if !strings.HasPrefix(ref[1], "/graphql/explorer/") {
+			t.Errorf("page refers to %s, not an embedded asset", ref[1])
+			continue
+		}
+		rec := get(ref[1])
+		if rec.Code != 200 || rec.Body.Len() == 0 {
+			t.Errorf("%s: %d", ref[1], rec.Code)
+		}
+		want := "text/javascript; charset=utf-8"
+		if strings.HasSuffix(ref[1], ".css") {
+			want = "text/css; charset=utf-8"
+		}
+		if ct := rec.Header().Get("Content-Type"); ct != want {
+			t.Errorf("%s: content type %s", ref[1], ct)
+		}
+	}
+	for _, path := range []string{"/graphql/explorer/nope.js", "/graphql/explorer/", "/graphql/explorer/../explorer.go"} {
+		if rec := get(path); rec.Code != 404 {
+			t.Errorf("%s: %d", path, rec.Code)
+		}
+	}
+}
+
+func TestWantsPage(t *testing.T) {
+	tests := []struct {
+		method, accept string
+		want           bool
+	}{
+		{"GET", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", true},
+		{"GET", "TEXT/HTML", true},
+		{"HEAD", "text/html", true},
+		{"GET", "application/json", false},
+		{"GET", "application/graphql-response+json, application/json;q=0.9", false},
+		{"GET", "", false},
+		{"GET", "*/*", false},
+		{"POST", "text/html", false},
+	}
+	for _, tc := range tests {
+		r := httptest.NewRequest(tc.method, "/graphql", nil)
+		r.Header.Set("Accept", tc.accept)
+		if got := WantsPage(r); got != tc.want {
+			t.Errorf("%s %q: %v", tc.method, tc.accept, got)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package graph
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"mirrorql/db"
+	"mirrorql/graph/explorer"
+)
+
+// Endpoint is where the GraphQL face is mounted; the explorer's assets are
+// served below Endpoint+explorer.AssetsDir.
+const Endpoint = "/graphql"
+
+// NewHandler is the GraphQL face: POST and GET (`?query=`) GraphQL requests,
+// and the GraphiQL explorer for a browser's GET (Accept: text/html) and its
+// assets. Mount it on Endpoint and on Endpoint+"/explorer/*".
+func NewHandler(d *db.DB, o Options) http.Handler {
+	api := NewAPI(d, o)
+	page := explorer.Handler(Endpoint)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if explorer.WantsPage(r) || strings.HasPrefix(r.URL.Path, Endpoint+explorer.AssetsDir) {
+			page.ServeHTTP(w, r)
+			return
+		}
+		api.ServeHTTP(w, r)
+	})
+}
+
+// NewAPI is the GraphQL endpoint alone, assembled explicitly: the POST and
+// GET transports, introspection, a parsed-query cache, the operation guard
+// (depth and complexity), the parser's token limit, the body size limit and
+// the request's dataloaders.
+func NewAPI(d *db.DB, o Options) http.Handler {
+	o = o.withDefaults()
+	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{db: d, opts: o}}))
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.SetParserTokenLimit(o.MaxTokens)
+	if !o.NoIntrospection {
+		srv.Use(extension.Introspection{})
+	}
+	srv.Use(operationGuard{
+		maxDepth: o.MaxDepth, maxCost: o.MaxComplexity,
+		defaultFirst: o.LimitDefault, maxFirst: o.LimitMax,
+	})
+	srv.SetErrorPresenter(presentError(o.Log))
+	srv.SetRecoverFunc(recoverPanic(o.Log))
+	return limitRequest(o.MaxBodyBytes, withLoaders(d, o.LoaderWait, srv))
+}
+
+// limitRequest refuses a body (or a GET query string) larger than max bytes
+// before anything parses it: 413 (414 for the query string) with a GraphQL
+// error body.
+func limitRequest(max int64, next http.Handler) http.Handler {
+	tooLarge := func(w http.ResponseWriter, status int, what string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `{"errors":[{"message":"%s is larger than %d bytes","extensions":{"code":"REQUEST_TOO_LARGE"}}]}`, what, max)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if int64(len(r.URL.RawQuery)) > max {
+			tooLarge(w, http.StatusRequestURITooLong, "the query string")
+			return
+		}
+		if r.ContentLength > max {
+			tooLarge(w, http.StatusRequestEntityTooLarge, "the request body")
+			return
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+			var mbe *http.MaxBytesError
+			switch {
+			case errors.As(err, &mbe):
+				tooLarge(w, http.StatusRequestEntityTooLarge, "the request body")
+				return
+			case err != nil:
+				http.Error(w, "could not read the request body", http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,168 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// Codes of the refusals of the operation guard; both are protocol errors
+// (HTTP 422), raised before any resolver runs.
+const (
+	CodeDepthLimit      = "DEPTH_LIMIT_EXCEEDED"
+	CodeComplexityLimit = "COMPLEXITY_LIMIT_EXCEEDED"
+)
+
+func init() {
+	errcode.RegisterErrorType(CodeDepthLimit, errcode.KindProtocol)
+	errcode.RegisterErrorType(CodeComplexityLimit, errcode.KindProtocol)
+}
+
+// operationGuard is a gqlgen extension that measures the validated operation
+// and refuses it when it is deeper than maxDepth or costs more than maxCost.
+//
+// Depth counts fields from the root (`{ topic(id: 1) { id } }` is 2).
+// Cost counts the rows the query layer loads:
+//
+//	a Topic, TopicMessage or Schedule          1 + cost of its selection
+//	a connection (type …Connection)            first × max(1, cost of its selection)
+//	TopicMessage.fullMessage                   1 (it may load the chunks)
+//	anything else (scalars, pageInfo, edges,   cost of its selection (0 for a scalar):
+//	  keys, chunkInfo, signatures, fees, …)      it comes with its row
+//
+// where first is the argument (the default when null, capped at the maximum
+// page size). So a node costs 1 plus what it loads: a page of 100 messages
+// with their topics costs 100 × (1 + 1) = 200, 100 schedules with their
+// signatures 100 × 1 = 100, and 25 topics with 25 messages each
+// 25 × (1 + 25 × 1) = 650. Introspection (__schema, __type, __typename) is
+// free and not counted in depth, so that explorers work. A fragment is
+// measured once however often it is spread.
+type operationGuard struct {
+	maxDepth, maxCost      int
+	defaultFirst, maxFirst int
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = operationGuard{}
+
+func (operationGuard) ExtensionName() string                   { return "OperationGuard" }
+func (operationGuard) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (g operationGuard) MutateOperationContext(ctx context.Context, opCtx *graphql.OperationContext) *gqlerror.Error {
+	op := opCtx.Doc.Operations.ForName(opCtx.OperationName)
+	if op == nil {
+		return nil
+	}
+	m := measurer{guard: g, vars: opCtx.Variables, fragments: map[string]measure{}}
+	got := m.selectionSet(op.SelectionSet)
+	if got.depth > g.maxDepth {
+		err := gqlerror.Errorf("operation has depth %d, which exceeds the limit of %d", got.depth, g.maxDepth)
+		errcode.Set(err, CodeDepthLimit)
+		return err
+	}
+	if got.cost > g.maxCost {
+		err := gqlerror.Errorf("operation has complexity %d, which exceeds the limit of %d", got.cost, g.maxCost)
+		errcode.Set(err, CodeComplexityLimit)
+		return err
+	}
+	return nil
+}
+
+// loadedTypes are the object types that are rows of their own.
+var loadedTypes = map[string]bool{"Topic": true, "TopicMessage": true, "Schedule": true}
+
+type measure struct{ depth, cost int }
+
+type measurer struct {
+	guard     operationGuard
+	vars      map[string]any
+	fragments map[string]measure
+}
+
+func (m *measurer) selectionSet(set ast.SelectionSet) measure {
+	var out measure
+	for _, sel := range set {
+		var got measure
+		switch s := sel.(type) {
+		case *ast.Field:
+			got = m.field(s)
+		case *ast.InlineFragment:
+			got = m.selectionSet(s.SelectionSet)
+		case *ast.FragmentSpread:
+			var seen bool
+			if got, seen = m.fragments[s.Name]; !seen && s.Definition != nil {
+				got = m.selectionSet(s.Definition.SelectionSet)
+				m.fragments[s.Name] = got
+			}
+		}
+		out.depth = max(out.depth, got.depth)
+		out.cost = addCost(out.cost, got.cost)
+	}
+	return out
+}
+
+func (m *measurer) field(f *ast.Field) measure {
+	if strings.HasPrefix(f.Name, "__") || f.Definition == nil {
+		return measure{}
+	}
+	child := m.selectionSet(f.SelectionSet)
+	out := measure{depth: child.depth + 1}
+	switch typeName := f.Definition.Type.Name(); {
+	case strings.HasSuffix(typeName, "Connection"):
+		out.cost = mulCost(m.first(f), max(1, child.cost))
+	case loadedTypes[typeName]:
+		out.cost = addCost(1, child.cost)
+	case f.Name == "fullMessage":
+		out.cost = 1
+	default:
+		out.cost = child.cost
+	}
+	return out
+}
+
+// first is the page size a connection field will use, as the resolver
+// computes it (an invalid value is refused there; it counts as 1 here).
+func (m *measurer) first(f *ast.Field) int {
+	v, ok := f.ArgumentMap(m.vars)["first"]
+	if !ok || v == nil {
+		return m.guard.defaultFirst
+	}
+	var n int64
+	switch v := v.(type) {
+	case int:
+		n = int64(v)
+	case int32:
+		n = int64(v)
+	case int64:
+		n = v
+	case float64:
+		n = int64(v)
+	case json.Number:
+		n, _ = v.Int64()
+	default:
+		return m.guard.maxFirst
+	}
+	return int(min(max(n, 1), int64(m.guard.maxFirst)))
+}
+
+func addCost(a, b int) int {
+	if a > math.MaxInt32-b {
+		return math.MaxInt32
+	}
+	return a + b
+}
+
+func mulCost(a, b int) int {
+	if a != 0 && b > math.MaxInt32/a {
+		return math.MaxInt32
+	}
+	return a * b
+}

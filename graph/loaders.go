@@ -1,0 +1,246 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/graph-gophers/dataloader/v7"
+
+	"mirrorql/db"
+	"mirrorql/graph/view"
+	"mirrorql/model"
+)
+
+// loaders batch the nested fields of one request: every key asked for while
+// a loader waits (Options.LoaderWait) is answered by one db call, so a page
+// of any size costs a constant number of statements.
+//
+// Waiting alone would leave that to the scheduler: the nodes of a page run
+// their resolvers in goroutines of their own, and one that starts late misses
+// the batch. So the nodes a loader returns share a view.Page holding every
+// row of its batch, and the first node of a page to ask for a nested field
+// starts the loads of all its siblings at once (see the *Of methods): a
+// page's keys always join one batch, at every level of nesting.
+type loaders struct {
+	// topic: TopicMessage.topic (db.TopicsByID: topics with an entity row).
+	topic *dataloader.Loader[model.EntityID, *view.Topic]
+	// message: Topic.message (db.MessagesBySequence).
+	message *dataloader.Loader[db.TopicSequence, *view.TopicMessage]
+	// messages: Topic.messages (db.MessagesOfTopics, one statement per
+	// distinct filter; the fields of one list share theirs).
+	messages *dataloader.Loader[messagesKey, messageRows]
+	// chunks: TopicMessage.chunks and fullMessage (db.ChunksOf).
+	chunks *dataloader.Loader[*model.TopicMessage, messageRows]
+
+	mu      sync.Mutex
+	filters map[string]db.MessageFilter
+}
+
+// messageRows are one key's rows and the page of the whole batch they
+// belong to (Rows of which they are a part).
+type messageRows struct {
+	rows []model.TopicMessage
+	page *view.Page[model.TopicMessage]
+}
+
+type messagesKey struct {
+	topic  model.EntityID
+	filter string // filterKey of a filter registered in loaders.filters
+}
+
+type loadersKey struct{}
+
+func newLoaders(d *db.DB, wait time.Duration) *loaders {
+	l := &loaders{filters: map[string]db.MessageFilter{}}
+	l.topic = dataloader.NewBatchedLoader(func(ctx context.Context, ids []model.EntityID) []*dataloader.Result[*view.Topic] {
+		rows, err := d.TopicsByID(ctx, ids)
+		if err != nil {
+			return failAll[*view.Topic](len(ids), err)
+		}
+		page := &view.Page[model.Topic]{Rows: rows}
+		byID := make(map[model.EntityID]*view.Topic, len(rows))
+		for i := range rows {
+			byID[rows[i].ID] = &view.Topic{T: &rows[i], Page: page}
+		}
+		return resultsOf(ids, func(id model.EntityID) *view.Topic { return byID[id] })
+	}, dataloader.WithWait[model.EntityID, *view.Topic](wait))
+
+	l.message = dataloader.NewBatchedLoader(func(ctx context.Context, keys []db.TopicSequence) []*dataloader.Result[*view.TopicMessage] {
+		found, err := d.MessagesBySequence(ctx, keys)
+		if err != nil {
+			return failAll[*view.TopicMessage](len(keys), err)
+		}
+		rows := make([]model.TopicMessage, 0, len(found))
+		for _, k := range keys {
+			if m := found[k]; m != nil {
+				rows = append(rows, *m)
+				delete(found, k) // a key asked for twice is one row
+			}
+		}
+		page := &view.Page[model.TopicMessage]{Rows: rows}
+		byKey := make(map[db.TopicSequence]*view.TopicMessage, len(rows))
+		for i := range rows {
+			byKey[db.TopicSequence{TopicID: rows[i].TopicID, SequenceNumber: rows[i].SequenceNumber}] = &view.TopicMessage{M: &rows[i], Page: page}
+		}
+		return resultsOf(keys, func(k db.TopicSequence) *view.TopicMessage { return byKey[k] })
+	}, dataloader.WithWait[db.TopicSequence, *view.TopicMessage](wait))
+
+	l.messages = dataloader.NewBatchedLoader(func(ctx context.Context, keys []messagesKey) []*dataloader.Result[messageRows] {
+		byFilter := map[string][]model.EntityID{}
+		for _, k := range keys {
+			byFilter[k.filter] = append(byFilter[k.filter], k.topic)
+		}
+		found := make([][]model.TopicMessage, len(keys))
+		index := make(map[messagesKey]int, len(keys))
+		for i, k := range keys {
+			index[k] = i
+		}
+		for fk, topics := range byFilter {
+			l.mu.Lock()
+			f := l.filters[fk]
+			l.mu.Unlock()
+			rows, err := d.MessagesOfTopics(ctx, topics, f)
+			if err != nil {
+				return failAll[messageRows](len(keys), err)
+			}
+			for _, t := range topics {
+				found[index[messagesKey{t, fk}]] = rows[t]
+			}
+		}
+		return sharePage(found)
+	}, dataloader.WithWait[messagesKey, messageRows](wait))
+
+	l.chunks = dataloader.NewBatchedLoader(func(ctx context.Context, msgs []*model.TopicMessage) []*dataloader.Result[messageRows] {
+		chunks, err := d.ChunksOf(ctx, msgs)
+		if err != nil {
+			return failAll[messageRows](len(msgs), err)
+		}
+		return sharePage(chunks)
+	}, dataloader.WithWait[*model.TopicMessage, messageRows](wait))
+	return l
+}
+
+// sharePage copies the lists of a batch into one backing array, the rows of
+// the batch's page, and returns each list as its part of it.
+func sharePage(lists [][]model.TopicMessage) []*dataloader.Result[messageRows] {
+	n := 0
+	for _, list := range lists {
+		n += len(list)
+	}
+	all := make([]model.TopicMessage, 0, n)
+	for _, list := range lists {
+		all = append(all, list...)
+	}
+	page := &view.Page[model.TopicMessage]{Rows: all}
+	out := make([]*dataloader.Result[messageRows], len(lists))
+	at := 0
+	for i, list := range lists {
+		var rows []model.TopicMessage
+		if list != nil {
+			rows = all[at : at+len(list) : at+len(list)]
+		}
+		out[i] = &dataloader.Result[messageRows]{Data: messageRows{rows: rows, page: page}}
+		at += len(list)
+	}
+	return out
+}
+
+// The load functions of the nested fields. Each first starts the same load
+// for every sibling of the node (view.Page), then waits for its own.
+
+func (l *loaders) topicOf(ctx context.Context, m *view.TopicMessage) (*view.Topic, error) {
+	if m.Page.FirstTime("topic") {
+		seen := map[model.EntityID]bool{}
+		for i := range m.Page.Rows {
+			if id := m.Page.Rows[i].TopicID; !seen[id] {
+				seen[id] = true
+				l.topic.Load(ctx, id)
+			}
+		}
+	}
+	return l.topic.Load(ctx, m.M.TopicID)()
+}
+
+func (l *loaders) chunksOf(ctx context.Context, m *view.TopicMessage) (messageRows, error) {
+	if m.Page.FirstTime("chunks") {
+		for i := range m.Page.Rows {
+			if m.Page.Rows[i].ChunkNum != nil {
+				l.chunks.Load(ctx, &m.Page.Rows[i])
+			}
+		}
+	}
+	return l.chunks.Load(ctx, m.M)()
+}
+
+func (l *loaders) messageOf(ctx context.Context, t *view.Topic, seq int64) (*view.TopicMessage, error) {
+	if t.Page.FirstTime("message|" + strconv.FormatInt(seq, 10)) {
+		for i := range t.Page.Rows {
+			l.message.Load(ctx, db.TopicSequence{TopicID: t.Page.Rows[i].ID, SequenceNumber: seq})
+		}
+	}
+	return l.message.Load(ctx, db.TopicSequence{TopicID: t.T.ID, SequenceNumber: seq})()
+}
+
+// messagesOf loads one topic's page through the batch of its filter.
+func (l *loaders) messagesOf(ctx context.Context, t *view.Topic, f db.MessageFilter) (messageRows, error) {
+	fk := filterKey(f)
+	l.mu.Lock()
+	l.filters[fk] = f
+	l.mu.Unlock()
+	if t.Page.FirstTime("messages|" + fk) {
+		for i := range t.Page.Rows {
+			l.messages.Load(ctx, messagesKey{t.Page.Rows[i].ID, fk})
+		}
+	}
+	return l.messages.Load(ctx, messagesKey{t.T.ID, fk})()
+}
+
+// filterKey is a filter's canonical text (its topic aside).
+func filterKey(f db.MessageFilter) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|%d", f.Order, f.Limit)
+	for _, c := range f.SequenceNumber {
+		fmt.Fprintf(&b, "|s%s%d", c.Op, c.Value)
+	}
+	for _, c := range f.Timestamp {
+		fmt.Fprintf(&b, "|t%s%d", c.Op, int64(c.Value))
+	}
+	return b.String()
+}
+
+func resultsOf[K comparable, V any](keys []K, value func(K) V) []*dataloader.Result[V] {
+	out := make([]*dataloader.Result[V], len(keys))
+	for i, k := range keys {
+		out[i] = &dataloader.Result[V]{Data: value(k)}
+	}
+	return out
+}
+
+func failAll[V any](n int, err error) []*dataloader.Result[V] {
+	out := make([]*dataloader.Result[V], n)
+	for i := range out {
+		out[i] = &dataloader.Result[V]{Error: err}
+	}
+	return out
+}
+
+// withLoaders gives every request its own loaders (and so its own cache).
+func withLoaders(d *db.DB, wait time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := context.WithValue(r.Context(), loadersKey{}, newLoaders(d, wait))
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+func loadersOf(ctx context.Context) *loaders {
+	l, _ := ctx.Value(loadersKey{}).(*loaders)
+	if l == nil {
+		panic("graph: no loaders in the context; serve through NewHandler")
+	}
+	return l
+}

@@ -1,0 +1,78 @@
+package graph
+
+import (
+	"log/slog"
+	"time"
+
+	"mirrorql/db"
+	"mirrorql/model"
+)
+
+// Options are the GraphQL face's settings; zero values take the defaults
+// noted on each field.
+type Options struct {
+	// Defaults fill in the shard and realm of short entity ids.
+	Defaults model.EntityDefaults
+	// LimitDefault is the page size when `first` is null (25), LimitMax the
+	// cap on `first` (REST's maximum page size, 100).
+	LimitDefault int
+	LimitMax     int
+	// ScheduleLifetime is the network's schedule lifetime (1800 s).
+	ScheduleLifetime time.Duration
+	// Now is the clock of Schedule.status (time.Now).
+	Now func() time.Time
+	// Log receives database errors and panics (slog.Default()).
+	Log *slog.Logger
+	// LoaderWait is how long a dataloader collects keys before it asks (2 ms).
+	LoaderWait time.Duration
+	// Guards: MaxDepth (10), MaxComplexity (200), MaxTokens (1000) and
+	// MaxBodyBytes (64 KiB).
+	MaxDepth      int
+	MaxComplexity int
+	MaxTokens     int
+	MaxBodyBytes  int64
+	// NoIntrospection refuses __schema and __type queries (the explorer's
+	// docs then stay empty); introspection is allowed by default.
+	NoIntrospection bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.LimitMax < 1 {
+		o.LimitMax = 100
+	}
+	if o.LimitDefault < 1 {
+		o.LimitDefault = min(25, o.LimitMax)
+	}
+	if o.ScheduleLifetime <= 0 {
+		o.ScheduleLifetime = time.Duration(model.DefaultScheduleLifetime)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.LoaderWait <= 0 {
+		o.LoaderWait = 2 * time.Millisecond
+	}
+	if o.MaxDepth < 1 {
+		o.MaxDepth = 10
+	}
+	if o.MaxComplexity < 1 {
+		o.MaxComplexity = 200
+	}
+	if o.MaxTokens < 1 {
+		o.MaxTokens = 1000
+	}
+	if o.MaxBodyBytes < 1 {
+		o.MaxBodyBytes = 64 << 10
+	}
+	return o
+}
+
+// Resolver holds the dependencies of every resolver; per-request state (the
+// dataloaders) travels in the context.
+type Resolver struct {
+	db   *db.DB
+	opts Options
+}

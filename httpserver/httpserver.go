@@ -1,0 +1,82 @@
+// Package httpserver runs the service's HTTP server: its timeouts, and a
+// graceful shutdown that stops accepting, lets in-flight requests finish
+// within a grace period and only then returns.
+package httpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Options are the server's timeouts and limits.
+type Options struct {
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	// MaxHeaderBytes bounds a request's head (net/http answers 431 past it);
+	// 0 means 64 KiB.
+	MaxHeaderBytes int
+	Log            *slog.Logger
+}
+
+// New is an http.Server for h with o's timeouts.
+func New(h http.Handler, o Options) *http.Server {
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: o.ReadHeaderTimeout,
+		ReadTimeout:       o.ReadTimeout,
+		WriteTimeout:      o.WriteTimeout,
+		IdleTimeout:       o.IdleTimeout,
+		MaxHeaderBytes:    o.MaxHeaderBytes,
+	}
+	if srv.MaxHeaderBytes <= 0 {
+		srv.MaxHeaderBytes = 64 << 10
+	}
+	if o.Log != nil {
+		srv.ErrorLog = slog.NewLogLogger(o.Log.Handler(), slog.LevelWarn)
+	}
+	return srv
+}
+
+// ErrGraceExceeded is returned when requests were still running at the end
+// of the grace period and had to be cut off.
+var ErrGraceExceeded = errors.New("shutdown grace period exceeded: in-flight requests were cut off")
+
+// Run serves on ln until ctx is done, then shuts down: the listener closes at
+// once, idle connections are closed, requests in flight may finish within
+// grace; past it the remaining connections are closed and Run returns
+// ErrGraceExceeded. A failure of the listener itself ends Run early.
+func Run(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: no new connections, waiting for requests in flight", "grace", grace)
+	start := time.Now()
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		_ = srv.Close()
+		log.Warn("shutdown grace period exceeded; closed the remaining connections", "grace", grace)
+		err = ErrGraceExceeded
+	} else if err == nil {
+		log.Info("http server stopped", "took", time.Since(start).Round(time.Millisecond))
+	}
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}

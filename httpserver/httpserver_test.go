@@ -1,0 +1,133 @@
+package httpserver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// blocking is a handler whose requests wait for release.
+type blocking struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (b *blocking) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b.entered <- struct{}{}
+	select {
+	case <-b.release:
+		_, _ = io.WriteString(w, "finished")
+	case <-r.Context().Done():
+	}
+}
+
+func start(t *testing.T, grace time.Duration) (h *blocking, url string, cancel context.CancelFunc, done chan error) {
+	t.Helper()
+	h = &blocking{entered: make(chan struct{}, 10), release: make(chan struct{})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(h, Options{ReadHeaderTimeout: time.Second, ReadTimeout: 5 * time.Second, WriteTimeout: 10 * time.Second, IdleTimeout: time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	done = make(chan error, 1)
+	go func() { done <- Run(ctx, srv, ln, grace, nil) }()
+	return h, "http://" + ln.Addr().String(), cancel, done
+}
+
+type answer struct {
+	body string
+	err  error
+}
+
+func fetch(url string) chan answer {
+	c := make(chan answer, 1)
+	go func() {
+		resp, err := http.Get(url)
+		if err != nil {
+			c <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		c <- answer{body: string(b), err: err}
+	}()
+	return c
+}
+
+func TestShutdownFinishesInFlight(t *testing.T) {
+	h, url, cancel, done := start(t, 10*time.Second)
+	inflight := fetch(url)
+	<-h.entered
+	cancel() // SIGTERM
+
+	// The listener closes at once: new connections are refused...
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", url[len("http://"):], time.Second)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("still accepting connections after shutdown began")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// ...while the request in flight is waited for.
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned (%v) with a request in flight", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(h.release)
+	if a := <-inflight; a.err != nil || a.body != "finished" {
+		t.Fatalf("in-flight request: %q, %v", a.body, a.err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after the last request")
+	}
+}
+
+func TestShutdownGraceExceeded(t *testing.T) {
+	h, url, cancel, done := start(t, 300*time.Millisecond)
+	inflight := fetch(url)
+	<-h.entered
+	began := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrGraceExceeded) {
+			t.Fatalf("Run = %v, want ErrGraceExceeded", err)
+		}
+		if el := time.Since(began); el < 300*time.Millisecond || el > 3*time.Second {
+			t.Fatalf("Run returned after %v, want about the grace period", el)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return at the end of the grace period")
+	}
+	if a := <-inflight; a.err == nil && a.body == "finished" {
+		t.Fatal("the cut-off request finished")
+	}
+}
+
+func TestListenerFailureEndsRun(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	err = Run(context.Background(), New(http.NotFoundHandler(), Options{}), ln, time.Second, nil)
+	if err == nil {
+		t.Fatal("Run on a closed listener returned nil")
+	}
+}

@@ -1,0 +1,85 @@
+package rest
+
+import (
+	"strings"
+
+	"mirrorql/model"
+)
+
+// nextLink builds links.next (behavior.md §2.5, §6.4, DECISIONS #7): the
+// request's own query with the paging key's values in the paging direction
+// replaced by gt:/lt: the last row's key. bound parses one of the key's
+// values to the integer the empty-range check compares.
+func nextLink(path string, q *Query, key string, order model.Order, last string, bound func(string) (int64, bool)) *string {
+	opPrefix := "gt"
+	if order == model.Desc {
+		opPrefix = "lt"
+	}
+	next := &Query{Keys: make([]string, 0, len(q.Keys)+1), Values: make(map[string][]QueryValue, len(q.Values)+1)}
+	for _, k := range q.Keys {
+		if k != key {
+			next.Keys = append(next.Keys, k)
+			next.Values[k] = q.Values[k]
+		}
+	}
+	old := q.Values[key]
+	kept := make([]QueryValue, 0, len(old)+1)
+	for _, v := range old {
+		// the mirror node's unanchored /gt[e]?:/ (or /lt[e]?:/)
+		if !strings.Contains(v.Raw, opPrefix+":") && !strings.Contains(v.Raw, opPrefix+"e:") {
+			kept = append(kept, v)
+		}
+	}
+	kept = append(kept, QueryValue{Raw: opPrefix + ":" + last})
+	if len(old) > 1 || len(kept) > 1 {
+		// the key keeps its place; a single value that was replaced moves to the end
+		for i, k := range q.Keys {
+			if k == key {
+				next.Keys = append(next.Keys[:i], append([]string{key}, next.Keys[i:]...)...)
+				break
+			}
+		}
+	} else {
+		next.Keys = append(next.Keys, key)
+	}
+	next.Values[key] = kept
+	if emptyRange(kept, bound) {
+		return nil
+	}
+	link := strings.TrimSuffix(path, "/") + "?" + next.Encode()
+	return &link
+}
+
+// emptyRange: lower is the max of gt (+1) and gte, upper the min of lt (-1)
+// and lte; a page past an upper bound below the lower one can hold nothing.
+func emptyRange(values []QueryValue, bound func(string) (int64, bool)) bool {
+	var lower, upper int64
+	hasLower, hasUpper := false, false
+	for _, v := range values {
+		op, raw, ok := model.SplitOperator(v.Raw)
+		if !ok {
+			continue
+		}
+		n, ok := bound(raw)
+		if !ok {
+			continue
+		}
+		switch op {
+		case model.OpGt, model.OpGte:
+			if op == model.OpGt {
+				n++
+			}
+			if !hasLower || n > lower {
+				lower, hasLower = n, true
+			}
+		case model.OpLt, model.OpLte:
+			if op == model.OpLt {
+				n--
+			}
+			if !hasUpper || n < upper {
+				upper, hasUpper = n, true
+			}
+		}
+	}
+	return hasLower && hasUpper && upper < lower
+}

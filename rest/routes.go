@@ -1,0 +1,220 @@
+// Package rest is the REST face: Echo handlers that reproduce the mirror node
+// REST API (behavior.md) over the shared query layer.
+package rest
+
+import (
+	"crypto/sha1"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Route templates as Echo sees them after canonicalRoute.
+const (
+	RouteTopicMessages      = "/api/v1/topics/:topicId/messages"
+	RouteTopicMessage       = "/api/v1/topics/:topicId/messages/:sequenceNumber"
+	RouteMessageByTimestamp = "/api/v1/topics/messages/:timestamp"
+	RouteTopic              = "/api/v1/topics/:id"
+	RouteSchedules          = "/api/v1/schedules"
+	RouteSchedule           = "/api/v1/schedules/:scheduleId"
+)
+
+// nodeRoutes are the Node service's routes in registration order: Express
+// matches them case-insensitively, tolerates one trailing slash and takes the
+// first that fits ("" is a parameter segment).
+var nodeRoutes = [][]string{
+	{"api", "v1", "topics", "", "messages"},
+	{"api", "v1", "topics", "", "messages", ""},
+	{"api", "v1", "topics", "messages", ""},
+	{"api", "v1", "schedules"},
+	{"api", "v1", "schedules", ""},
+}
+
+const originalPathKey = "mirrorql.originalPath"
+
+// Register mounts the routes on e. Call Pre(e) first so the Express-style
+// matching applies.
+func (h *Handlers) Register(e *echo.Echo) {
+	get := []string{http.MethodGet, http.MethodHead}
+	e.Match(get, RouteTopicMessages, h.topicMessages)
+	e.Match(get, RouteTopicMessage, h.topicMessage)
+	e.Match(get, RouteMessageByTimestamp, h.messageByTimestamp)
+	e.Match(get, RouteSchedules, h.schedules)
+	e.Match(get, RouteSchedule, h.schedule)
+	e.Any(RouteTopic, h.topic)
+}
+
+// CanonicalRoute is an Echo Pre middleware: it remembers the path as the
+// client wrote it (links repeat it) and rewrites a path that one of the Node
+// routes matches case-insensitively, with or without one trailing slash, to
+// that route's lower-case form. Parameter segments are left untouched.
+func CanonicalRoute(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		original := r.URL.EscapedPath()
+		c.Set(originalPathKey, original)
+		if len(original) < 8 || !strings.EqualFold(original[:8], "/api/v1/") {
+			return next(c)
+		}
+		path := original
+		if len(path) > 1 && strings.HasSuffix(path, "/") {
+			path = path[:len(path)-1]
+		}
+		segments := strings.Split(path[1:], "/")
+		for _, route := range nodeRoutes {
+			if !matches(route, segments) {
+				continue
+			}
+			for i, lit := range route {
+				if lit != "" {
+					segments[i] = lit
+				}
+			}
+			rewritten := "/" + strings.Join(segments, "/")
+			if rewritten != original {
+				if u, err := url.Parse(rewritten); err == nil {
+					r.URL.Path, r.URL.RawPath = u.Path, u.RawPath
+				}
+			}
+			break
+		}
+		return next(c)
+	}
+}
+
+func matches(route, segments []string) bool {
+	if len(route) != len(segments) {
+		return false
+	}
+	for i, lit := range route {
+		if segments[i] == "" || (lit != "" && !strings.EqualFold(lit, segments[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+func originalPath(c echo.Context) string {
+	if p, ok := c.Get(originalPathKey).(string); ok {
+		return p
+	}
+	return c.Request().URL.EscapedPath()
+}
+
+// pathParam is the URL-decoded parameter (Express decodes path parameters).
+func pathParam(c echo.Context, name string) string {
+	v := c.Param(name)
+	if d, err := url.PathUnescape(v); err == nil {
+		return d
+	}
+	return v
+}
+
+func query(c echo.Context) (*Query, error) {
+	q, err := ParseQuery(c.Request().URL.RawQuery)
+	if err != nil {
+		return nil, badRequest(err.Error())
+	}
+	return q, nil
+}
+
+const contentTypeJSON = "application/json; charset=utf-8"
+
+// sendNode writes a Node-service success body with its headers: cache
+// control, the Link header for a next page, and Express's weak ETag with a
+// 304 answer to a matching If-None-Match.
+func sendNode(c echo.Context, body []byte, cacheControl string, next *string) error {
+	hdr := c.Response().Header()
+	hdr.Set("Cache-Control", cacheControl)
+	if next != nil {
+		hdr.Set("Link", "<"+*next+`>; rel="next"`)
+	}
+	etag := weakETag(body)
+	hdr.Set("ETag", etag)
+	if inm := c.Request().Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
+		return c.NoContent(http.StatusNotModified)
+	}
+	return c.Blob(http.StatusOK, contentTypeJSON, body)
+}
+
+// weakETag is the etag package's form: W/"<length hex>-<sha1 base64 [:27]>".
+func weakETag(body []byte) string {
+	sum := sha1.Sum(body)
+	return `W/"` + strconv.FormatInt(int64(len(body)), 16) + "-" + base64.StdEncoding.EncodeToString(sum[:])[:27] + `"`
+}
+
+func etagMatches(header, etag string) bool {
+	if strings.TrimSpace(header) == "*" {
+		return true
+	}
+	bare := strings.TrimPrefix(etag, "W/")
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == bare {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrorHandler renders every error in the mirror node's bodies: Echo's own
+// 404/405 become the Node service's `Not found`; anything unexpected is the
+// generic 500 body, never a stack trace.
+func ErrorHandler(log func(c echo.Context, err error)) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			switch {
+			case he.Code == http.StatusNotFound, he.Code == http.StatusMethodNotAllowed:
+				err = errNotFound
+			case he.Code >= 400 && he.Code < 500:
+				err = &apiError{status: he.Code, messages: []string{http.StatusText(he.Code)}}
+			}
+		}
+		status, body := errorBody(err)
+		if status >= 500 && log != nil && !outage(err) {
+			log(c, err)
+		}
+		hdr := c.Response().Header()
+		ct := contentTypeJSON
+		var je *javaError
+		if errors.As(err, &je) {
+			ct = "application/json"
+		}
+		if c.Request().Method == http.MethodHead {
+			_ = c.NoContent(status)
+			return
+		}
+		hdr.Set(echo.HeaderContentType, ct)
+		_ = c.Blob(status, ct, body)
+	}
+}
+
+// CORS answers like the `cors` middleware with its defaults: every response
+// allows any origin, and every OPTIONS request (cors treats each as a
+// preflight) gets the method list and 204.
+func CORS(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		hdr := c.Response().Header()
+		hdr.Set("Access-Control-Allow-Origin", "*")
+		r := c.Request()
+		if r.Method == http.MethodOptions {
+			hdr.Set("Access-Control-Allow-Methods", "GET,HEAD,PUT,PATCH,POST,DELETE")
+			if h := r.Header.Get("Access-Control-Request-Headers"); h != "" {
+				hdr.Set("Access-Control-Allow-Headers", h)
+				hdr.Add("Vary", "Access-Control-Request-Headers")
+			}
+			hdr.Set("Content-Length", "0")
+			return c.NoContent(http.StatusNoContent)
+		}
+		return next(c)
+	}
+}

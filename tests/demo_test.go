@@ -1,0 +1,293 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"mirrorql/db/pgcluster"
+	"mirrorql/tests/testdb"
+)
+
+// demoProcess is a running `mirrorql demo`.
+type demoProcess struct {
+	cmd    *exec.Cmd
+	out    *lockedBuffer // stdout: what the demo says
+	logs   *lockedBuffer // stderr: the logs
+	base   string
+	exited chan struct{} // closed when the process has exited
+	err    error         // its exit status, once exited is closed
+}
+
+// startDemo runs `mirrorql demo` with the environment less every MIRRORQL_
+// variable, plus env, and waits until it serves (at most 60 s).
+func startDemo(t *testing.T, env ...string) (*demoProcess, time.Duration) {
+	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(binary(t), "demo")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MIRRORQL_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "MIRRORQL_LISTEN="+addr, "MIRRORQL_LOG_FORMAT=text")
+	cmd.Env = append(cmd.Env, env...)
+	d := &demoProcess{cmd: cmd, out: &lockedBuffer{}, logs: &lockedBuffer{}, base: "http://" + addr, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = d.out, d.logs
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { d.err = cmd.Wait(); close(d.exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-d.exited:
+		default:
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-d.exited:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+			}
+		}
+		if t.Failed() {
+			t.Logf("demo stdout:\n%s\ndemo stderr:\n%s", d.out.String(), d.logs.String())
+		}
+	})
+	deadline := start.Add(60 * time.Second)
+	for {
+		if resp, err := http.Get(d.base + "/health/readiness"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		select {
+		case <-d.exited:
+			t.Fatalf("demo exited before it was ready: %v\nstdout:\n%s\nstderr:\n%s", d.err, d.out.String(), d.logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("demo not ready within 60 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return d, time.Since(start)
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (d *demoProcess) stop(t *testing.T) {
+	t.Helper()
+	began := time.Now()
+	defer func() { t.Logf("demo stopped in %v", time.Since(began).Round(time.Millisecond)) }()
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-d.exited:
+		if d.err != nil {
+			t.Fatalf("demo exit after SIGTERM: %v", d.err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("demo did not exit within 60 s of SIGTERM")
+	}
+}
+
+var (
+	demoCluster = regexp.MustCompile(`PostgreSQL pid (\d+), directory (\S+), database`)
+	demoLink    = regexp.MustCompile(`(?m)^\s+(?:\w[\w ]*?\s+)?(http://\S+)`)
+)
+
+func TestDemo(t *testing.T) {
+	if _, err := pgcluster.FindBinaries(); err != nil {
+		t.Fatalf("the demo needs PostgreSQL's server binaries: %v", err)
+	}
+	d, took := startDemo(t)
+	t.Logf("demo ready %v after start (binary already built)", took.Round(time.Millisecond))
+
+	m := demoCluster.FindStringSubmatch(d.out.String())
+	if m == nil {
+		t.Fatalf("the demo did not say its cluster's pid and directory:\n%s", d.out.String())
+	}
+	pid, _ := strconv.Atoi(m[1])
+	dir := m[2]
+	if pid <= 0 || !processAlive(pid) {
+		t.Fatalf("postgres pid %d not running", pid)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("cluster directory: %v", err)
+	}
+
+	// Every link the demo prints works.
+	waitFor(t, func() bool { return strings.Contains(d.out.String(), "/api/v1/docs") })
+	links := demoLink.FindAllStringSubmatch(d.out.String(), -1)
+	if len(links) < 8 {
+		t.Fatalf("the demo printed %d links:\n%s", len(links), d.out.String())
+	}
+	for _, l := range links {
+		// As a browser asks (GraphQL then answers its explorer page).
+		req, _ := http.NewRequest(http.MethodGet, l[1], nil)
+		req.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Errorf("printed link %s: %v", l[1], err)
+			continue
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("printed link %s: %d", l[1], resp.StatusCode)
+		}
+	}
+
+	// REST answers with the seeded data.
+	status, _, body := get(t, d.base+"/api/v1/topics/0.0.2001/messages?limit=3")
+	var msgs struct {
+		Messages []struct {
+			TopicID        string `json:"topic_id"`
+			SequenceNumber int64  `json:"sequence_number"`
+		} `json:"messages"`
+	}
+	if status != http.StatusOK || json.Unmarshal(body, &msgs) != nil || len(msgs.Messages) != 3 ||
+		msgs.Messages[0].TopicID != "0.0.2001" || msgs.Messages[0].SequenceNumber != 1 {
+		t.Errorf("messages of 0.0.2001: %d %s", status, body)
+	}
+	status, _, body = get(t, d.base+"/api/v1/schedules?limit=2")
+	var scheds struct {
+		Schedules []struct {
+			ScheduleID string `json:"schedule_id"`
+		} `json:"schedules"`
+	}
+	if status != http.StatusOK || json.Unmarshal(body, &scheds) != nil || len(scheds.Schedules) != 2 ||
+		scheds.Schedules[0].ScheduleID != "0.0.3001" {
+		t.Errorf("schedules: %d %s", status, body)
+	}
+	if status, _, body = get(t, d.base+"/api/v1/topics/0.0.2001"); status != http.StatusOK || !strings.Contains(string(body), `"topic_id":"0.0.2001"`) {
+		t.Errorf("topic 0.0.2001: %d %s", status, body)
+	}
+
+	// GraphQL, once the face is mounted.
+	resp, err := http.Post(d.base+"/graphql", "application/json",
+		strings.NewReader(`{"query":"{ topics(first:1){ nodes { id } } }"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gql struct {
+		Data struct {
+			Topics struct {
+				Nodes []struct{ ID string } `json:"nodes"`
+			} `json:"topics"`
+		} `json:"data"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&gql)
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		t.Log("/graphql is not mounted yet: GraphQL part skipped")
+	case resp.StatusCode != http.StatusOK || err != nil || len(gql.Data.Topics.Nodes) != 1 || gql.Data.Topics.Nodes[0].ID != "0.0.2001":
+		t.Errorf("GraphQL topics: %d %v %+v", resp.StatusCode, err, gql)
+	}
+
+	d.stop(t)
+	if processAlive(pid) {
+		t.Errorf("postgres (pid %d) still runs after the demo exited", pid)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cluster directory %s still there (%v)", dir, err)
+	}
+	if !strings.Contains(d.out.String(), "stopped PostgreSQL") {
+		t.Errorf("the demo did not say it stopped the cluster:\n%s", d.out.String())
+	}
+}
+
+func TestDemoOnGivenDatabase(t *testing.T) {
+	url, b := testdb.Empty(t) // not even migrated
+	d, _ := startDemo(t, "MIRRORQL_DATABASE_URL="+url)
+	if demoCluster.MatchString(d.out.String()) {
+		t.Fatal("the demo started a cluster although MIRRORQL_DATABASE_URL is set")
+	}
+	if status, _, body := get(t, d.base+"/api/v1/topics/0.0.2002/messages/1"); status != http.StatusOK {
+		t.Errorf("seeded message: %d %s", status, body)
+	}
+	d.stop(t)
+	var n int
+	if err := b.NewRaw("select count(*) from topic_message").Scan(context.Background(), &n); err != nil || n == 0 {
+		t.Fatalf("topic messages: %d, %v", n, err)
+	}
+
+	// A second run finds the data and leaves it alone.
+	d, _ = startDemo(t, "MIRRORQL_DATABASE_URL="+url)
+	waitFor(t, func() bool { return strings.Contains(d.out.String(), "is up") })
+	if !strings.Contains(d.out.String(), "not seeding") {
+		t.Errorf("second run:\n%s", d.out.String())
+	}
+	d.stop(t)
+	var again int
+	_ = b.NewRaw("select count(*) from topic_message").Scan(context.Background(), &again)
+	if again != n {
+		t.Errorf("topic messages %d after the second run, %d before", again, n)
+	}
+}
+
+func TestSeedCommand(t *testing.T) {
+	url, b := testdb.Empty(t)
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(binary(t), append([]string{"seed"}, args...)...)
+		cmd.Env = append(os.Environ(), "MIRRORQL_DATABASE_URL="+url)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	count := func(table string) int {
+		var n int
+		if err := b.NewRaw("select count(*) from "+table).Scan(context.Background(), &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	out, err := run("--topics", "3", "--messages-per-topic", "7", "--hot-topic-messages", "50", "--schedules", "4", "--seed", "9")
+	if err != nil {
+		t.Fatalf("seed: %v\n%s", err, out)
+	}
+	if got := [3]int{count("topic"), count("topic_message"), count("schedule")}; got != [3]int{3, 50 + 2*7, 4} {
+		t.Errorf("topic, topic_message, schedule = %v\n%s", got, out)
+	}
+	if out, err = run("--topics", "3"); err == nil || !strings.Contains(out, "--reset") {
+		t.Errorf("seeding over a data set: %v\n%s", err, out)
+	}
+	if out, err = run("--topics", "2", "--messages-per-topic", "1", "--schedules", "1", "--reset"); err != nil {
+		t.Fatalf("seed --reset: %v\n%s", err, out)
+	}
+	if got := [3]int{count("topic"), count("topic_message"), count("schedule")}; got != [3]int{2, 2, 1} {
+		t.Errorf("after --reset: %v", got)
+	}
+	var exit *exec.ExitError
+	if out, err = run("--topics", "x"); !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Errorf("bad flag: %v\n%s", err, out)
+	}
+}
+
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,464 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mirrorql/db"
+	"mirrorql/db/pgcluster"
+	"mirrorql/tests/testdb"
+)
+
+// faultRoutes is one request per API route, each answering 200 on restData.
+var faultRoutes = []string{
+	"/api/v1/topics/0.0.7/messages",
+	"/api/v1/topics/0.0.7/messages/1",
+	"/api/v1/topics/messages/1700000000.000000001",
+	"/api/v1/topics/0.0.7",
+	"/api/v1/schedules",
+	"/api/v1/schedules/0.0.100",
+}
+
+const unavailableBody = `{"_status":{"messages":[{"message":"Service unavailable"}]}}`
+
+// unavailableBodyOf is the documented 503 body of a route: the topic details
+// route is rest-java's, with its reason phrase and an empty detail.
+func unavailableBodyOf(route string) string {
+	if route == "/api/v1/topics/0.0.7" {
+		return `{"_status":{"messages":[{"message":"Service Unavailable","detail":""}]}}`
+	}
+	return unavailableBody
+}
+
+// TestDatabaseFaults stops and restarts a PostgreSQL server it owns under a
+// running mirrorql (one per driver) and proves, for real:
+//   - while the server is down every API route answers 503 with the
+//     documented "Service unavailable" body within 1 s, readiness answers
+//     503 and liveness 200;
+//   - the log says "database unavailable" once (not once per request) and
+//     has no per-request error lines for the outage;
+//   - once the server is back on the same port and data directory, every
+//     route answers 200 again within 5 s without restarting mirrorql, and
+//     the log says "database available" once.
+func TestDatabaseFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL cluster of its own")
+	}
+	ctx := context.Background()
+	cluster, err := pgcluster.Start(ctx, pgcluster.Options{})
+	if errors.Is(err, pgcluster.ErrNotInstalled) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.Stop() })
+
+	d, err := db.Open(db.Options{URL: cluster.URL(), ConnectTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx, d.Bun()); err != nil {
+		t.Fatal(err)
+	}
+	seedREST(t, d.Bun())
+	_ = d.Close()
+
+	drivers := []string{"pgdriver", "pgx"}
+	servers := map[string]*server{}
+	for _, driver := range drivers {
+		// Default settings, response cache included: its version lookup
+		// meets the outage first and answers the same 503.
+		servers[driver] = startServer(t, cluster.URL(), "MIRRORQL_DB_DRIVER="+driver)
+	}
+	for _, driver := range drivers {
+		for _, r := range faultRoutes {
+			if status, _, body := get(t, servers[driver].URL+r); status != http.StatusOK {
+				t.Fatalf("%s %s before the outage: %d %s", driver, r, status, body)
+			}
+		}
+	}
+
+	if err := cluster.StopServer(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	var slowest time.Duration
+	for _, driver := range drivers {
+		s := servers[driver]
+		for round := 0; round < 3; round++ {
+			for _, r := range faultRoutes {
+				start := time.Now()
+				status, hdr, body := get(t, s.URL+r)
+				took := time.Since(start)
+				slowest = max(slowest, took)
+				if want := unavailableBodyOf(r); status != http.StatusServiceUnavailable || string(body) != want {
+					t.Errorf("%s %s with the database down: %d %s, want 503 %s", driver, r, status, body, want)
+				}
+				if ct := hdr.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+					t.Errorf("%s %s: content-type %q", driver, r, ct)
+				}
+				if took > time.Second {
+					t.Errorf("%s %s with the database down took %s, want < 1s", driver, r, took)
+				}
+			}
+		}
+		// The GraphQL face: the same outage as a GraphQL error, as fast.
+		start := time.Now()
+		status, body := postGraphQL(t, s.URL, `{"query":"{ topic(id: \"0.0.7\") { __typename } }"}`)
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("%s GraphQL with the database down took %s, want < 1s", driver, took)
+		}
+		if status >= 500 && status != http.StatusServiceUnavailable || !strings.Contains(string(body), `"Service unavailable"`) {
+			t.Errorf("%s GraphQL with the database down: %d %s", driver, status, body)
+		}
+		if status, _, body := get(t, s.URL+"/health/readiness"); status != http.StatusServiceUnavailable {
+			t.Errorf("%s readiness with the database down: %d %s, want 503", driver, status, body)
+		}
+		if status, _, body := get(t, s.URL+"/health/liveness"); status != http.StatusOK {
+			t.Errorf("%s liveness with the database down: %d %s, want 200", driver, status, body)
+		}
+	}
+	t.Logf("outage: %d requests checked in %s, slowest %s", len(drivers)*3*len(faultRoutes),
+		time.Since(stopped).Round(time.Millisecond), slowest.Round(time.Microsecond))
+
+	if err := cluster.StartServer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, driver := range drivers {
+		wg.Add(1)
+		go func(driver string) {
+			defer wg.Done()
+			took, err := recovery(servers[driver].URL, 5*time.Second)
+			if err != nil {
+				t.Errorf("%s did not recover: %v", driver, err)
+				return
+			}
+			t.Logf("%s: every route answers 200 again %s after the database accepted connections", driver, took.Round(time.Millisecond))
+		}(driver)
+	}
+	wg.Wait()
+
+	for _, driver := range drivers {
+		logs := servers[driver].logs.String()
+		if n := strings.Count(logs, "database unavailable"); n != 1 {
+			t.Errorf("%s logged %q %d times, want once per outage:\n%s", driver, "database unavailable", n, logs)
+		}
+		if n := strings.Count(logs, "database available"); n != 2 { // at start-up and after the outage
+			t.Errorf("%s logged %q %d times, want 2 (start-up, recovery):\n%s", driver, "database available", n, logs)
+		}
+		if strings.Contains(logs, "request failed") {
+			t.Errorf("%s logged the outage per request:\n%s", driver, logs)
+		}
+	}
+}
+
+// recovery polls every route (and readiness) until all answer 200 in one
+// pass, and returns how long that took from now.
+func recovery(base string, within time.Duration) (time.Duration, error) {
+	start := time.Now()
+	client := &http.Client{Timeout: 2 * time.Second}
+	var last string
+	for time.Since(start) < within {
+		ok := true
+		for _, r := range append([]string{"/health/readiness"}, faultRoutes...) {
+			resp, err := client.Get(base + r)
+			if err != nil {
+				ok, last = false, err.Error()
+				break
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				ok, last = false, r+": "+resp.Status+" "+string(body)
+				break
+			}
+		}
+		if ok {
+			return time.Since(start), nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return 0, errors.New("still failing after " + within.String() + ": " + last)
+}
+
+// TestDatabaseUnreachable points mirrorql at an address that accepts TCP
+// connections and never answers (a black hole, as a hung server or a lost
+// network path looks): API routes still answer 503 with the documented body
+// within the 1 s connect timeout, readiness 503, liveness 200.
+func TestDatabaseUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	dbURL := "postgres://postgres@" + l.Addr().String() + "/mirror_node?sslmode=disable"
+	for _, driver := range []string{"pgdriver", "pgx"} {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			// Cache on: a failed version lookup is the answer, so
+			// GET /api/v1/schedules waits out the connect timeout once.
+			s := startLiveServer(t, dbURL, "MIRRORQL_DB_DRIVER="+driver)
+			for _, r := range faultRoutes {
+				start := time.Now()
+				status, _, body := get(t, s.URL+r)
+				took := time.Since(start)
+				if want := unavailableBodyOf(r); status != http.StatusServiceUnavailable || string(body) != want {
+					t.Errorf("%s: %d %s, want 503 %s", r, status, body, want)
+				}
+				// The connect timeout is 1 s; allow for scheduling.
+				if took > 1500*time.Millisecond {
+					t.Errorf("%s took %s, want about 1s (the connect timeout)", r, took)
+				}
+			}
+			if status, _, _ := get(t, s.URL+"/health/readiness"); status != http.StatusServiceUnavailable {
+				t.Errorf("readiness: %d, want 503", status)
+			}
+			if status, _, _ := get(t, s.URL+"/health/liveness"); status != http.StatusOK {
+				t.Errorf("liveness: %d, want 200", status)
+			}
+			if logs := s.logs.String(); strings.Count(logs, "database unavailable") != 1 || strings.Contains(logs, "request failed") {
+				t.Errorf("want one %q line and no per-request errors:\n%s", "database unavailable", logs)
+			}
+		})
+	}
+}
+
+// startLiveServer is startServer for a database that is not there: it waits
+// for liveness instead of readiness.
+func startLiveServer(t *testing.T, dbURL string, env ...string) *server {
+	t.Helper()
+	return launch(t, "/health/liveness", dbURL, env...)
+}
+
+// TestNoSecretInLogs runs the binary with database URLs that hold a password
+// and fail in every way we can provoke (unparseable, bad option, nothing
+// listening) and checks that the password appears nowhere in what it prints.
+func TestNoSecretInLogs(t *testing.T) {
+	const secret = "s3cr3t-Pw"
+	closed := freeAddr(t) // nothing listens there once freeAddr returns
+	for _, driver := range []string{"pgdriver", "pgx"} {
+		for _, u := range []string{
+			"postgres://mirror:" + secret + "@127.0.0.1:badport/mirror_node",
+			"postgres://mirror:" + secret + "@" + closed + "/mirror_node?sslmode=bogus",
+			"postgres://mirror@" + closed + "/mirror_node?password=" + secret + "&sslmode=bogus",
+		} {
+			for _, cmdName := range []string{"serve", "migrate"} {
+				cmd := exec.Command(binary(t), cmdName)
+				cmd.Env = append(os.Environ(), "MIRRORQL_DATABASE_URL="+u, "MIRRORQL_DB_DRIVER="+driver,
+					"MIRRORQL_LISTEN="+freeAddr(t))
+				out, err := cmd.CombinedOutput()
+				if err == nil {
+					t.Errorf("%s %s with %s: exit 0", driver, cmdName, u)
+				}
+				if strings.Contains(string(out), secret) {
+					t.Errorf("%s %s printed the password:\n%s", driver, cmdName, out)
+				}
+				if !strings.Contains(string(out), "xxxxx") && strings.Contains(string(out), "mirror:") {
+					t.Errorf("%s %s: the URL is printed without its mask:\n%s", driver, cmdName, out)
+				}
+			}
+		}
+		// Serving with nothing listening: errors and state changes logged.
+		u := "postgres://mirror:" + secret + "@" + closed + "/mirror_node?sslmode=disable"
+		s := startLiveServer(t, u, "MIRRORQL_DB_DRIVER="+driver, "MIRRORQL_LOG_LEVEL=debug")
+		for _, r := range append([]string{"/health/readiness"}, faultRoutes...) {
+			get(t, s.URL+r)
+		}
+		if logs := s.logs.String(); strings.Contains(logs, secret) {
+			t.Errorf("%s: the log holds the password:\n%s", driver, logs)
+		} else if !strings.Contains(logs, "database unavailable") {
+			t.Errorf("%s: no database unavailable line:\n%s", driver, logs)
+		}
+	}
+}
+
+func postGraphQL(t *testing.T, base, body string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Post(base+"/graphql", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// TestPoolAndStatementTimeout holds an exclusive lock on topic_message so
+// every query on it blocks, floods mirrorql (pool of 3, statement timeout
+// 2 s, request deadline 3 s) with 60 concurrent requests, and proves that:
+//   - the pool never exceeds its size: until the first request deadline,
+//     pg_stat_activity (sampled every 20 ms) never shows more than 3 of its
+//     connections; afterwards, when requests give their queries up, at most
+//     twice that for a moment, and 3 or fewer again within 1 s while the
+//     lock is still held (the server ends abandoned queries itself:
+//     client_connection_check_interval, PostgreSQL 14+), so no pile-up;
+//   - the statement timeout cuts the blocked queries (the first requests
+//     answer after about 2 s) and the deadline the requests queued for a
+//     connection: every request answers 503 with the documented body within
+//     the deadline (plus slack), none hangs;
+//   - a statement timeout or a deadline is not an outage: no "database
+//     unavailable" line;
+//   - once the lock is gone the same routes answer 200 at once.
+func TestPoolAndStatementTimeout(t *testing.T) {
+	dbURL, b := testdb.New(t)
+	seedREST(t, b)
+	const app, pool = "mirrorql_pool_test", 3
+	sep := "?"
+	if strings.Contains(dbURL, "?") {
+		sep = "&"
+	}
+	ctx := context.Background()
+	var version int
+	if err := b.NewRaw("SELECT current_setting('server_version_num')::int").Scan(ctx, &version); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		var n int
+		if err := b.NewRaw("SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()", app).Scan(ctx, &n); err != nil {
+			t.Errorf("pg_stat_activity: %v", err)
+		}
+		return n
+	}
+	for _, driver := range []string{"pgdriver", "pgx"} {
+		t.Run(driver, func(t *testing.T) {
+			s := startServer(t, dbURL+sep+"application_name="+app, "MIRRORQL_DB_DRIVER="+driver,
+				"MIRRORQL_DB_POOL_SIZE=3", "MIRRORQL_DB_STATEMENT_TIMEOUT=2s", "MIRRORQL_REQUEST_TIMEOUT=3s",
+				"MIRRORQL_CACHE_ENABLED=false")
+			tx, err := b.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.ExecContext(ctx, "LOCK TABLE topic_message IN ACCESS EXCLUSIVE MODE"); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback() }()
+
+			start := time.Now()
+			var (
+				mu                sync.Mutex
+				maxEarly, maxLate int
+				done              = make(chan struct{})
+				sampled           = make(chan struct{})
+				durations         []time.Duration
+				statuses          = map[int]int{}
+			)
+			go func() {
+				defer close(sampled)
+				for {
+					at := time.Since(start)
+					n := count()
+					mu.Lock()
+					if at < 2900*time.Millisecond {
+						maxEarly = max(maxEarly, n)
+					} else {
+						maxLate = max(maxLate, n)
+					}
+					mu.Unlock()
+					select {
+					case <-done:
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
+				}
+			}()
+			var wg sync.WaitGroup
+			for i := 0; i < 60; i++ {
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					r := []string{"/api/v1/topics/0.0.7/messages", "/api/v1/topics/0.0.7/messages/1",
+						"/api/v1/topics/messages/1700000000.000000001"}[i%3]
+					t0 := time.Now()
+					status, _, body := get(t, s.URL+r)
+					took := time.Since(t0)
+					mu.Lock()
+					statuses[status]++
+					durations = append(durations, took)
+					mu.Unlock()
+					if status != http.StatusServiceUnavailable || string(body) != unavailableBody {
+						t.Errorf("%s while blocked: %d %s, want 503", r, status, body)
+					}
+				}(i)
+			}
+			wg.Wait()
+			// Abandoned queries must be gone soon, the lock still held.
+			settled := time.Now()
+			after := count()
+			for after > pool && time.Since(settled) < time.Second {
+				time.Sleep(20 * time.Millisecond)
+				after = count()
+			}
+			settle := time.Since(settled)
+			close(done)
+			<-sampled
+			_ = tx.Rollback()
+
+			sort.Slice(durations, func(i, j int) bool { return durations[i] < durations[j] })
+			cut := 0 // answered through the statement timeout, well before the deadline
+			for _, d := range durations {
+				if d > 1500*time.Millisecond && d < 2800*time.Millisecond {
+					cut++
+				}
+			}
+			t.Logf("60 blocked requests: statuses %v; %d cut by the statement timeout; fastest %s, slowest %s; "+
+				"at most %d connections before the first deadline, %d after; %d within %s of the last answer",
+				statuses, cut, durations[0].Round(time.Millisecond), durations[len(durations)-1].Round(time.Millisecond),
+				maxEarly, maxLate, after, settle.Round(time.Millisecond))
+			if maxEarly > pool || maxEarly == 0 {
+				t.Errorf("pg_stat_activity showed %d connections of a pool of %d before any deadline", maxEarly, pool)
+			}
+			if maxLate > 2*pool {
+				t.Errorf("pg_stat_activity showed %d connections of a pool of %d: a pile-up", maxLate, pool)
+			}
+			if version >= 140000 && after > pool {
+				t.Errorf("abandoned queries still ran 1 s after the last answer: %d connections of a pool of %d", after, pool)
+			}
+			if cut == 0 {
+				t.Errorf("no request was answered through the 2 s statement timeout")
+			}
+			if slowest := durations[len(durations)-1]; slowest > 4*time.Second {
+				t.Errorf("a request took %s, past its 3 s deadline", slowest)
+			}
+			for _, r := range faultRoutes {
+				if status, _, body := get(t, s.URL+r); status != http.StatusOK {
+					t.Errorf("%s after the lock: %d %s", r, status, body)
+				}
+			}
+			if logs := s.logs.String(); strings.Contains(logs, "database unavailable") {
+				t.Errorf("a statement timeout or a deadline was logged as an outage:\n%s", logs)
+			}
+		})
+	}
+}

@@ -1,0 +1,193 @@
+// Package tests holds the end-to-end tests: the built binary against a real
+// PostgreSQL, the conformance replay and the cross-face checks.
+package tests
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"mirrorql/tests/apispec"
+	"mirrorql/tests/testdb"
+)
+
+func TestMain(m *testing.M) { testdb.Main(m) }
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds mirrorql once per test process.
+func binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mirrorql-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "mirrorql")
+		out, err := exec.Command("go", "build", "-o", binPath, "..").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// server is a running mirrorql process.
+type server struct {
+	URL  string
+	cmd  *exec.Cmd
+	logs *lockedBuffer
+}
+
+// startServer runs `mirrorql serve` against dbURL with extra MIRRORQL_*
+// settings and waits until it is ready; the process is stopped at cleanup.
+func startServer(t testing.TB, dbURL string, env ...string) *server {
+	t.Helper()
+	return launch(t, "/health/readiness", dbURL, env...)
+}
+
+// launch starts `mirrorql serve` and waits until probe answers 200.
+func launch(t testing.TB, probe, dbURL string, env ...string) *server {
+	t.Helper()
+	addr := freeAddr(t)
+	cmd := exec.Command(binary(t), "serve")
+	cmd.Env = append(os.Environ(), "MIRRORQL_DATABASE_URL="+dbURL, "MIRRORQL_LISTEN="+addr)
+	cmd.Env = append(cmd.Env, env...)
+	logs := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &server{URL: "http://" + addr, cmd: cmd, logs: logs}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+		if t.Failed() {
+			t.Logf("server %s log:\n%s", addr, logs.String())
+		}
+	})
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(s.URL + probe)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("server did not answer %s; log:\n%s", probe, logs.String())
+	return nil
+}
+
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
+
+// get fetches a URL and returns status, headers and body.
+func get(t testing.TB, url string, header ...string) (int, http.Header, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateAgainstSpec(t, url, resp, body)
+	return resp.StatusCode, resp.Header, body
+}
+
+var (
+	specOnce sync.Once
+	spec     *apispec.Spec
+	specErr  error
+)
+
+// validateAgainstSpec checks every 2xx and 4xx body of a documented route
+// that any end-to-end test receives against our openapi.yml.
+func validateAgainstSpec(t testing.TB, rawURL string, resp *http.Response, body []byte) {
+	t.Helper()
+	specOnce.Do(func() { spec, specErr = apispec.Load("../openapi.yml") })
+	if specErr != nil {
+		t.Fatalf("openapi.yml: %v", specErr)
+	}
+	status := resp.StatusCode
+	if (status < 200 || status >= 300) && (status < 400 || status >= 500) || status == http.StatusNotModified {
+		return
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return
+	}
+	path := u.RequestURI()
+	if _, _, err := spec.Route(http.MethodGet, path); err != nil {
+		return // not a documented route (unknown paths answer the generic 404)
+	}
+	if resp.Header.Get("Content-Encoding") != "" {
+		return // compressed bodies are checked by the tests that ask for them
+	}
+	if err := spec.ValidateResponse(http.MethodGet, path, status, resp.Header, body); err != nil {
+		t.Errorf("GET %s answered %d, which openapi.yml does not describe: %v", path, status, err)
+	}
+}

@@ -1,0 +1,353 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"mirrorql/db"
+	"mirrorql/tests/testdb"
+)
+
+// PgBouncer, transaction pooling. The settings mirrorql needs there:
+//
+//   - pool_mode = transaction works as is: both drivers run every statement
+//     through the simple query protocol or unnamed statements (pgx is set to
+//     QueryExecModeSimpleProtocol in db.Open; bun interpolates arguments, so
+//     pgdriver never prepares named statements) and mirrorql never relies on
+//     session state but for statement_timeout.
+//   - No ignore_startup_parameters is needed: neither driver sends anything
+//     but user, database (and application_name) at start-up; the statement
+//     timeout is a SET once connected.
+//   - That SET lands on whichever server connection PgBouncer picks, so in
+//     transaction mode it is best effort; to guarantee the timeout set it on
+//     PgBouncer's side too, for the pool's server connections:
+//     `mirror_node = host=... connect_query='SET statement_timeout = 20000'`
+//     in [databases], or `ALTER ROLE mirrorql SET statement_timeout = '20s'`.
+//
+// The test below starts a PgBouncer with exactly that configuration (plus
+// auth_type = trust for the test) in front of a test database, with a server
+// pool (2) smaller than mirrorql's (10), so concurrent requests share server
+// connections, and replays every conformance case through mirrorql on it with
+// both drivers, in parallel.
+
+// pgbouncerBinary finds pgbouncer, installing the Debian package when it is
+// missing and we may (root, or password-less sudo); "" when it cannot be had.
+func pgbouncerBinary(t *testing.T) string {
+	t.Helper()
+	find := func() string {
+		if p, err := exec.LookPath("pgbouncer"); err == nil {
+			return p
+		}
+		if isExec("/usr/sbin/pgbouncer") {
+			return "/usr/sbin/pgbouncer"
+		}
+		return ""
+	}
+	if p := find(); p != "" {
+		return p
+	}
+	var prefix []string
+	if os.Geteuid() != 0 {
+		if _, err := exec.LookPath("sudo"); err != nil {
+			return ""
+		}
+		prefix = []string{"sudo", "-n"}
+	}
+	install := func(args ...string) error {
+		cmd := exec.Command(append(prefix, args...)[0], append(prefix, args...)[1:]...)
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Logf("%s: %v\n%s", strings.Join(args, " "), err, lastLines(string(out), 5))
+		}
+		return err
+	}
+	t.Log("pgbouncer is not installed: installing the Debian package")
+	if install("apt-get", "install", "-y", "--no-install-recommends", "pgbouncer") != nil {
+		if install("apt-get", "update") != nil ||
+			install("apt-get", "install", "-y", "--no-install-recommends", "pgbouncer") != nil {
+			return ""
+		}
+	}
+	// The package starts a system-wide instance on 6432; ours use their own port.
+	return find()
+}
+
+func isExec(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// pgbouncer is a running PgBouncer in front of one PostgreSQL server.
+type pgbouncer struct {
+	addr string
+	dir  string
+}
+
+// url is dbURL (a database on the server behind) as reached through PgBouncer.
+func (b *pgbouncer) url(t *testing.T, dbURL string) string {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Host = b.addr
+	if u.User != nil {
+		u.User = url.User(u.User.Username()) // PgBouncer trusts its clients; it holds the password
+	}
+	return u.String()
+}
+
+// startPgbouncer runs PgBouncer in transaction pooling mode in front of the
+// server of serverURL, with poolSize server connections per database and
+// user; it is stopped when the test ends.
+func startPgbouncer(t *testing.T, serverURL string, poolSize int) *pgbouncer {
+	t.Helper()
+	bin := pgbouncerBinary(t)
+	if bin == "" {
+		t.Skip("pgbouncer is not installed and could not be installed (apt-get install -y pgbouncer)")
+	}
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		port = "5432"
+	}
+	userName, password := "postgres", ""
+	if u.User != nil {
+		userName = u.User.Username()
+		password, _ = u.User.Password()
+	}
+	dir, err := os.MkdirTemp("", "mirrorql-pgbouncer-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	// PgBouncer will not run as root: it drops to the postgres OS user, who
+	// must be able to read the configuration and write the log.
+	var dropTo []string
+	if os.Geteuid() == 0 {
+		pg, err := user.Lookup("postgres")
+		if err != nil {
+			t.Skipf("running as root and there is no postgres OS user for pgbouncer to run as: %v", err)
+		}
+		dropTo = []string{"-u", pg.Username}
+		if err := os.Chmod(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := freeAddr(t)
+	_, listenPort, _ := net.SplitHostPort(addr)
+	server := fmt.Sprintf("host=%s port=%s user=%s", host, port, userName)
+	if password != "" {
+		server += " password=" + password
+	}
+	ini := fmt.Sprintf(`[databases]
+* = %s
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = %s
+unix_socket_dir =
+auth_type = trust
+auth_file = %s
+pool_mode = transaction
+default_pool_size = %d
+max_client_conn = 500
+logfile = %s
+pidfile = %s
+`, server, listenPort, filepath.Join(dir, "userlist.txt"), poolSize,
+		filepath.Join(dir, "pgbouncer.log"), filepath.Join(dir, "pgbouncer.pid"))
+	files := map[string]string{
+		"pgbouncer.ini": ini,
+		"userlist.txt":  strconv.Quote(userName) + ` ""` + "\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, append(dropTo, filepath.Join(dir, "pgbouncer.ini"))...)
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+		if t.Failed() {
+			log, _ := os.ReadFile(filepath.Join(dir, "pgbouncer.log"))
+			t.Logf("pgbouncer log:\n%s%s", out.String(), lastLines(string(log), 50))
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case <-exited:
+			log, _ := os.ReadFile(filepath.Join(dir, "pgbouncer.log"))
+			t.Fatalf("pgbouncer exited: %s%s", out.String(), log)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pgbouncer did not listen on %s: %v", addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return &pgbouncer{addr: addr, dir: dir}
+}
+
+// TestPgBouncer replays the conformance cases through PgBouncer in
+// transaction pooling mode, with both drivers, and checks that the statement
+// timeout holds behind it.
+func TestPgBouncer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PgBouncer")
+	}
+	dbURL, b := testdb.New(t)
+	bouncer := startPgbouncer(t, testdb.ServerURL(t), 2)
+	viaBouncer := bouncer.url(t, dbURL)
+
+	t.Run("statement timeout", func(t *testing.T) {
+		for _, driver := range []string{"pgdriver", "pgx"} {
+			for name, u := range map[string]string{"direct": dbURL, "pgbouncer": viaBouncer} {
+				checkStatementTimeout(t, driver+" "+name, driver, u)
+			}
+		}
+	})
+
+	t.Run("conformance", func(t *testing.T) {
+		folders := conformanceFolders(t)
+		type instance struct{ name, profile, url string }
+		var servers []instance
+		for _, driver := range []string{"pgdriver", "pgx"} {
+			common := []string{"MIRRORQL_DB_DRIVER=" + driver, "MIRRORQL_CACHE_ENABLED=false"}
+			def := startServer(t, viaBouncer, common...)
+			limited := startServer(t, viaBouncer, append(common, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")...)
+			servers = append(servers, instance{driver, "", def.URL}, instance{driver, "limit", limited.URL})
+		}
+		total := 0
+		for _, dir := range folders {
+			meta := loadConformanceData(t, b, dir)
+			var cases []conformanceCase
+			readJSON(t, filepath.Join(dir, "cases.json"), &cases)
+			// Every case on every instance of the folder's profile at once,
+			// each several times, so server connections are shared.
+			var wg sync.WaitGroup
+			profile := ""
+			if meta.Profile == "limit" {
+				profile = "limit"
+			}
+			for _, s := range servers {
+				if s.profile != profile {
+					continue
+				}
+				for i, c := range cases {
+					for rep := 0; rep < 3; rep++ {
+						wg.Add(1)
+						total++
+						go func(s instance, i int, c conformanceCase) {
+							defer wg.Done()
+							name := fmt.Sprintf("%s %s#%d %s", s.name, filepath.Base(dir), i, c.URL)
+							status, hdr, body := get(t, s.url+c.URL)
+							if status != c.Status {
+								t.Errorf("%s: status %d, want %d: %s", name, status, c.Status, body)
+								return
+							}
+							var got any
+							if err := json.Unmarshal(body, &got); err != nil {
+								t.Errorf("%s: body is not JSON: %s", name, body)
+								return
+							}
+							if !reflect.DeepEqual(got, c.Body) {
+								t.Errorf("%s:\n got %s\nwant %s", name, body, mustJSON(c.Body))
+							}
+							for k, v := range c.Headers {
+								if hdr.Get(k) != v {
+									t.Errorf("%s: header %s = %q, want %q", name, k, hdr.Get(k), v)
+								}
+							}
+						}(s, i, c)
+					}
+				}
+			}
+			wg.Wait()
+		}
+		t.Logf("%d conformance requests through PgBouncer (transaction pooling, 2 server connections), both drivers", total)
+	})
+}
+
+// checkStatementTimeout opens a pool like the service's with a 300 ms
+// statement timeout and proves the server applies it: SHOW answers 300ms and
+// a 5 s sleep is cancelled (SQLSTATE 57014) well before it ends.
+func checkStatementTimeout(t *testing.T, name, driver, dbURL string) {
+	t.Helper()
+	d, err := db.Open(db.Options{URL: dbURL, Driver: driver, PoolSize: 1,
+		StatementTimeout: 300 * time.Millisecond, ConnectTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var setting string
+	if err := d.Bun().NewRaw("SHOW statement_timeout").Scan(ctx, &setting); err != nil {
+		t.Errorf("%s: SHOW statement_timeout: %v", name, err)
+		return
+	}
+	if setting != "300ms" {
+		t.Errorf("%s: statement_timeout = %q, want 300ms", name, setting)
+	}
+	start := time.Now()
+	_, err = d.Bun().NewRaw("SELECT pg_sleep(5)").Exec(ctx)
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "57014") {
+		t.Errorf("%s: pg_sleep(5) under a 300ms statement timeout: err = %v after %s, want SQLSTATE 57014", name, err, took)
+	}
+	if took > 3*time.Second {
+		t.Errorf("%s: the statement timeout took %s to cut a query", name, took)
+	}
+	if db.Unavailable(err) {
+		t.Errorf("%s: a statement timeout counts as the database being unavailable: %v", name, err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("%s: the context, not the server, ended the query", name)
+	}
+}

@@ -1,0 +1,241 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"mirrorql/db"
+	"mirrorql/db/pgcluster"
+	"mirrorql/tests/testdb"
+)
+
+// TestReadOnlyReplica runs mirrorql against a database every session of which
+// is read-only, as on a hot-standby replica: the database has
+// default_transaction_read_only = on, and one of the two instances logs in
+// as the read-only role the README recommends (LOGIN, SELECT on the tables,
+// nothing else, default_transaction_read_only = on). Any write `serve` made
+// would fail ("cannot execute ... in a read-only transaction" or "permission
+// denied") and show as a 503; instead every REST case answers exactly as on a
+// writable database, and the GraphQL face answers without errors.
+func TestReadOnlyReplica(t *testing.T) {
+	dbURL, b := testdb.New(t)
+	seedREST(t, b)
+	ctx := context.Background()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbName := pgx.Identifier{strings.TrimPrefix(u.Path, "/")}.Sanitize()
+
+	// The recommended read-only role (README "Operating"): the same
+	// statements, with a unique name since roles are cluster-wide.
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	role, password := "mirrorql_reader_"+hex.EncodeToString(r[:]), hex.EncodeToString(r[:])+"-pw"
+	roleID := pgx.Identifier{role}.Sanitize()
+	if _, err := b.ExecContext(ctx, "CREATE ROLE "+roleID+" LOGIN PASSWORD '"+password+"'"); err != nil {
+		// A test server whose admin role may not create roles: the database
+		// setting alone is still checked.
+		t.Logf("CREATE ROLE: %v: the read-only role is not checked", err)
+		role = ""
+	}
+	stmts := []string{"ALTER DATABASE " + dbName + " SET default_transaction_read_only = on"}
+	if role != "" {
+		stmts = append([]string{
+			"ALTER ROLE " + roleID + " SET default_transaction_read_only = on",
+			"GRANT CONNECT ON DATABASE " + dbName + " TO " + roleID,
+			"GRANT USAGE ON SCHEMA public TO " + roleID,
+			"GRANT SELECT ON ALL TABLES IN SCHEMA public TO " + roleID,
+		}, stmts...)
+	}
+	for _, stmt := range stmts {
+		if _, err := b.ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	// Runs after the servers have stopped (cleanups run last-in first-out)
+	// and before the database is dropped.
+	// One statement string, so one session, made writable first.
+	t.Cleanup(func() {
+		if role == "" {
+			return
+		}
+		stmt := "SET default_transaction_read_only = off; DROP OWNED BY " + roleID + "; DROP ROLE " + roleID
+		if _, err := b.ExecContext(context.Background(), stmt); err != nil {
+			t.Errorf("%s: %v", stmt, err)
+		}
+	})
+	readerURL := *u
+	readerURL.User = url.UserPassword(role, password)
+
+	targets := map[string]string{"owner": dbURL}
+	if role != "" {
+		targets["read-only role"] = readerURL.String()
+	}
+	// New sessions really are read-only.
+	for _, target := range targets {
+		conn, err := pgx.Connect(ctx, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ro string
+		err = conn.QueryRow(ctx, "SHOW transaction_read_only").Scan(&ro)
+		_, writeErr := conn.Exec(ctx, "CREATE TEMP TABLE probe (x int)")
+		_ = conn.Close(ctx)
+		if err != nil || ro != "on" || writeErr == nil {
+			t.Fatalf("session is not read-only: transaction_read_only=%q (%v), temp table write err=%v", ro, err, writeErr)
+		}
+	}
+
+	type instance struct{ name, url string }
+	var servers, limitedServers []instance
+	for _, driver := range []string{"pgdriver", "pgx"} {
+		for who, target := range targets {
+			env := []string{"MIRRORQL_DB_DRIVER=" + driver, "MIRRORQL_CACHE_ENABLED=false"}
+			name := driver + " as " + who
+			servers = append(servers, instance{name, startServer(t, target, env...).URL})
+			limitedServers = append(limitedServers, instance{name,
+				startServer(t, target, append(env, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")...).URL})
+		}
+	}
+	for i, s := range servers {
+		for _, tc := range restCases {
+			base := s.url
+			if tc.limited {
+				base = limitedServers[i].url
+			}
+			status, _, body := get(t, base+tc.url, tc.header...)
+			if status != tc.status {
+				t.Errorf("%s %s (%s): status %d, want %d: %s", s.name, tc.url, tc.name, status, tc.status, body)
+				continue
+			}
+			if tc.body != "" {
+				assertJSONEqual(t, body, tc.body)
+			}
+		}
+		graphQLReads(t, s.name, s.url)
+	}
+}
+
+// graphQLReads sends a GraphQL query that reads the database and fails the
+// test on a non-200 answer or any error in it.
+func graphQLReads(t *testing.T, name, base string) {
+	t.Helper()
+	query := `{"query":"{ topic(id: \"0.0.7\") { __typename } topics(first: 2) { __typename } }"}`
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/graphql", bytes.NewBufferString(query))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		t.Logf("%s: no GraphQL endpoint (404): GraphQL not checked", name)
+		return
+	}
+	var out struct {
+		Data   map[string]any    `json:"data"`
+		Errors []json.RawMessage `json:"errors"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &out) != nil || len(out.Errors) > 0 || out.Data["topic"] == nil {
+		t.Errorf("%s: GraphQL on a read-only database: %d %s", name, resp.StatusCode, body)
+	}
+}
+
+// TestHotStandby runs mirrorql against a real hot-standby replica: a
+// PostgreSQL cluster of the test's own, a standby made from it with
+// pg_basebackup, streaming and in recovery (where every transaction is
+// read-only and any write fails). Every REST case answers exactly as on the
+// primary, with both drivers, and the GraphQL face answers without errors.
+func TestHotStandby(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two PostgreSQL clusters")
+	}
+	ctx := context.Background()
+	primary, err := pgcluster.Start(ctx, pgcluster.Options{})
+	if errors.Is(err, pgcluster.ErrNotInstalled) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = primary.Stop() })
+	d, err := db.Open(db.Options{URL: primary.URL(), ConnectTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(ctx, d.Bun()); err != nil {
+		t.Fatal(err)
+	}
+	seedREST(t, d.Bun())
+	var lsn string
+	if err := d.Bun().NewRaw("SELECT pg_current_wal_lsn()::text").Scan(ctx, &lsn); err != nil {
+		t.Fatal(err)
+	}
+	_ = d.Close()
+
+	standby, err := primary.StartStandby(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = standby.Stop() })
+	conn, err := pgx.Connect(ctx, standby.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var inRecovery, caughtUp bool
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		err := conn.QueryRow(ctx, "SELECT pg_is_in_recovery(), coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, false)", lsn).
+			Scan(&inRecovery, &caughtUp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if caughtUp || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !inRecovery || !caughtUp {
+		t.Fatalf("standby: in recovery %v, replayed the seed %v", inRecovery, caughtUp)
+	}
+	if _, err := conn.Exec(ctx, "CREATE TEMP TABLE probe (x int)"); err == nil {
+		t.Fatal("the standby accepted a write")
+	}
+
+	for _, driver := range []string{"pgdriver", "pgx"} {
+		env := []string{"MIRRORQL_DB_DRIVER=" + driver, "MIRRORQL_CACHE_ENABLED=false"}
+		def := startServer(t, standby.URL(), env...)
+		limited := startServer(t, standby.URL(), append(env, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")...)
+		for _, tc := range restCases {
+			base := def.URL
+			if tc.limited {
+				base = limited.URL
+			}
+			status, _, body := get(t, base+tc.url, tc.header...)
+			if status != tc.status {
+				t.Errorf("%s %s (%s): status %d, want %d: %s", driver, tc.url, tc.name, status, tc.status, body)
+				continue
+			}
+			if tc.body != "" {
+				assertJSONEqual(t, body, tc.body)
+			}
+		}
+		graphQLReads(t, driver+" on a hot standby", def.URL)
+	}
+}

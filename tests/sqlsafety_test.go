@@ -1,0 +1,469 @@
+package tests
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// The SQL safety rule, checked on the query layer (package mirrorql/db, its
+// non-test files) with full type information:
+//
+// Every argument of type string (or ...string) passed to a function or method
+// of bun, database/sql, pgx or pgconn — the query text of Where, OrderExpr,
+// ColumnExpr, TableExpr, Join, NewRaw, ExecContext, QueryContext, Exec and the
+// like — must be "SQL-safe", which is one of:
+//
+//  1. a constant expression (literal, named constant, or constants joined
+//     with +): the compiler's constant folding decides, so no string built at
+//     run time passes;
+//  2. a call of the SQL method of mirrorql/model.Operator (it maps a parsed
+//     operator to one of a fixed set of tokens: =, !=, <, <=, >, >=);
+//  3. a call of a function or method of package db itself whose result (at
+//     that position, for one with several results) is SQL-safe by these
+//     same rules in every return statement of it, its parameters counting as
+//     unsafe (`direction(o)` returns "ASC" or "DESC"; `f.page(q)` returns
+//     its local orderColumn); or a call of one of the helpers listed in
+//     sqlHelpers, whose result is built only from its arguments and fixed
+//     text (prefixed: qualifies a column list with an alias), with every
+//     string argument SQL-safe;
+//  4. pgx.Identifier{...}.Sanitize() (a quoted identifier);
+//  5. a + of SQL-safe operands, or one in parentheses;
+//  6. a variable local to the function whose every assignment in that
+//     function is SQL-safe (`orderColumn := "consensus_timestamp"`, then
+//     `orderColumn = "sequence_number"`), a tuple assignment from a call
+//     counting by rule 3 (`q, orderColumn := f.page(q)`).
+//
+// Values from a request travel only as the bind arguments (the ...any
+// parameters), which the drivers and bun pass or quote as values. Anything
+// else — fmt.Sprintf, strconv, a parameter, a struct field, a string built
+// with strings.Builder — fails the test with its position.
+
+// sqlPackages are the packages whose string parameters take SQL text.
+var sqlPackages = map[string]bool{
+	"github.com/uptrace/bun":         true,
+	"github.com/uptrace/bun/schema":  true,
+	"database/sql":                   true,
+	"github.com/jackc/pgx/v5":        true,
+	"github.com/jackc/pgx/v5/pgconn": true,
+	"github.com/jackc/pgx/v5/stdlib": true,
+}
+
+// notSQL are the functions of those packages whose string parameters are
+// not SQL text (connection strings, driver names).
+var notSQL = map[string]bool{
+	"github.com/jackc/pgx/v5.ParseConfig":               true,
+	"github.com/jackc/pgx/v5.ParseConfigWithOptions":    true,
+	"github.com/jackc/pgx/v5.Connect":                   true,
+	"github.com/jackc/pgx/v5/pgconn.ParseConfig":        true,
+	"github.com/jackc/pgx/v5/pgconn.Connect":            true,
+	"github.com/jackc/pgx/v5/stdlib.RegisterConnConfig": true,
+	"database/sql.Open":                                 true,
+}
+
+// sqlHelpers are query-layer functions that build SQL text in ways rule 3
+// cannot follow (byte slices), safe when their string arguments are.
+var sqlHelpers = map[string]bool{"prefixed": true}
+
+func TestSQLSafety(t *testing.T) {
+	findings, checked := checkSQLSafety(t, nil)
+	for _, f := range findings {
+		t.Error(f)
+	}
+	// The query layer has dozens of such calls: far fewer means the check
+	// no longer sees them (a renamed package, a new query builder).
+	if checked < 20 {
+		t.Errorf("only %d SQL text arguments found in package mirrorql/db", checked)
+	}
+	t.Logf("%d SQL text arguments checked in package mirrorql/db, %d not SQL-safe", checked, len(findings))
+}
+
+// TestSQLSafetyCatches proves the check flags string-built SQL: a file added
+// to package db (as an overlay, never on disk) with known-bad and known-good
+// calls.
+func TestSQLSafetyCatches(t *testing.T) {
+	const fixture = `package db
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"mirrorql/model"
+)
+
+const okColumn = "topic_id"
+
+func sqlSafetyFixture(ctx context.Context, d *DB, name string, n int, op model.Operator, o model.Order) {
+	q := d.bun.NewSelect().TableExpr("topic_message")
+	q = q.Where("topic_id = ?", n)                           // ok: bind argument
+	q = q.Where(okColumn+" "+op.SQL()+" ?", n)                // ok: constant and operator
+	q = q.OrderExpr(prefixed("m.", okColumn) + " " + direction(o)) // ok: helpers on constants
+	col := "sequence_number"
+	if n > 0 {
+		col = "consensus_timestamp"
+	}
+	q = q.Where(col+" > ?", n)                                // ok: local variable, constant assignments
+	q = q.Where("memo = '" + name + "'")                      // BAD1: parameter concatenated
+	q = q.Where(fmt.Sprintf("id = %d", n))                    // BAD2: formatted
+	q = q.OrderExpr("id " + strconv.Itoa(n))                  // BAD3: converted value
+	tainted := "id"
+	tainted = name
+	q = q.Where(tainted + " = 1")                             // BAD4: variable assigned a parameter
+	q = q.OrderExpr(prefixed(name, okColumn))                 // BAD5: helper given a parameter
+	_, _ = d.bun.ExecContext(ctx, "select "+name)             // BAD6: raw exec
+	_ = d.bun.NewRaw("select 1 where x = '" + name + "'")     // BAD7: raw query
+	col2, _ := fixtureColumn(n)
+	q = q.OrderExpr(col2 + " " + fixtureDirection(n))         // ok: helpers that return constants
+	q = q.OrderExpr(fixtureTainted(name))                     // BAD8: helper that returns its parameter
+	_, col3 := fixtureBoth(name)
+	q = q.OrderExpr(col3)                                     // BAD9: tuple result that is a parameter
+	_ = q
+}
+
+func fixtureColumn(n int) (string, int) {
+	if n > 0 {
+		return "sequence_number", n
+	}
+	return okColumn, 0
+}
+
+func fixtureDirection(n int) string {
+	if n > 0 {
+		return "DESC"
+	}
+	return "ASC"
+}
+
+func fixtureTainted(s string) string { return "x." + s }
+
+func fixtureBoth(s string) (int, string) { return 1, s }
+`
+	findings, _ := checkSQLSafety(t, map[string]string{"zz_sqlsafety_fixture.go": fixture})
+	var got []string
+	for _, f := range findings {
+		if strings.Contains(f, "zz_sqlsafety_fixture.go") {
+			got = append(got, f)
+		} else {
+			t.Errorf("unexpected finding outside the fixture: %s", f)
+		}
+	}
+	lines := strings.Split(fixture, "\n")
+	want := map[int]string{}
+	for i, l := range lines {
+		if j := strings.Index(l, "// BAD"); j >= 0 {
+			want[i+1] = strings.Fields(l[j+3:])[0]
+		}
+	}
+	flagged := map[int]bool{}
+	for _, f := range got {
+		var line int
+		if _, err := fmt.Sscanf(f[strings.Index(f, "zz_sqlsafety_fixture.go:")+len("zz_sqlsafety_fixture.go:"):], "%d", &line); err != nil {
+			t.Fatalf("cannot read the line of %q", f)
+		}
+		if _, ok := want[line]; !ok {
+			t.Errorf("flagged a safe line %d (%s): %s", line, strings.TrimSpace(lines[line-1]), f)
+		}
+		flagged[line] = true
+	}
+	for line, name := range want {
+		if !flagged[line] {
+			t.Errorf("%s (line %d) not flagged: %s", name, line, strings.TrimSpace(lines[line-1]))
+		}
+	}
+}
+
+// checkSQLSafety loads package mirrorql/db (plus overlay files, by base name,
+// added to its directory) and returns one finding per unsafe SQL argument,
+// and how many SQL arguments it checked.
+func checkSQLSafety(t *testing.T, overlay map[string]string) ([]string, int) {
+	t.Helper()
+	dir, err := filepath.Abs("../db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &packages.Config{
+		Mode:    packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
+		Dir:     dir,
+		Overlay: map[string][]byte{},
+	}
+	for name, src := range overlay {
+		cfg.Overlay[filepath.Join(dir, name)] = []byte(src)
+	}
+	pkgs, err := packages.Load(cfg, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) != 1 {
+		t.Fatalf("loaded %d packages, want mirrorql/db", len(pkgs))
+	}
+	pkg := pkgs[0]
+	for _, e := range pkg.Errors {
+		t.Fatalf("mirrorql/db: %v", e)
+	}
+	c := &sqlChecker{pkg: pkg, funcs: map[*types.Func]*ast.FuncDecl{}, results: map[string]bool{}}
+	for _, f := range pkg.Syntax {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok {
+				if fn, ok := pkg.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+					c.funcs[fn] = fd
+				}
+			}
+		}
+	}
+	for _, f := range pkg.Syntax {
+		name := pkg.Fset.File(f.Pos()).Name()
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				if call, ok := n.(*ast.CallExpr); ok {
+					c.checkCall(fd, call)
+				}
+				return true
+			})
+		}
+	}
+	sort.Strings(c.findings)
+	return c.findings, c.checked
+}
+
+type sqlChecker struct {
+	pkg      *packages.Package
+	funcs    map[*types.Func]*ast.FuncDecl
+	findings []string
+	checked  int
+	results  map[string]bool // resultSafe's answers
+}
+
+// checkCall checks the string arguments of a call into an SQL package.
+func (c *sqlChecker) checkCall(fd *ast.FuncDecl, call *ast.CallExpr) {
+	fn := c.callee(call)
+	if fn == nil || fn.Pkg() == nil || !sqlPackages[fn.Pkg().Path()] || notSQL[fn.Pkg().Path()+"."+fn.Name()] {
+		return
+	}
+	sig := fn.Type().(*types.Signature)
+	params := sig.Params()
+	for i, arg := range call.Args {
+		var pt types.Type
+		switch {
+		case sig.Variadic() && i >= params.Len()-1:
+			pt = params.At(params.Len() - 1).Type().(*types.Slice).Elem()
+			if call.Ellipsis.IsValid() {
+				pt = params.At(params.Len() - 1).Type()
+			}
+		case i < params.Len():
+			pt = params.At(i).Type()
+		}
+		if b, ok := pt.(*types.Basic); !ok || b.Kind() != types.String {
+			continue
+		}
+		c.checked++
+		if !c.safe(fd, arg, map[types.Object]bool{}) {
+			pos := c.pkg.Fset.Position(arg.Pos())
+			c.findings = append(c.findings, fmt.Sprintf("%s:%d: SQL text built from a value that is not SQL-safe in %s(...): %s",
+				filepath.Base(pos.Filename), pos.Line, fn.Name(), c.source(arg)))
+		}
+	}
+}
+
+// callee is the function or method a call calls, or nil.
+func (c *sqlChecker) callee(call *ast.CallExpr) *types.Func {
+	var id *ast.Ident
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return nil
+	}
+	fn, _ := c.pkg.TypesInfo.Uses[id].(*types.Func)
+	return fn
+}
+
+// safe applies the rule to expression e inside function fd.
+func (c *sqlChecker) safe(fd *ast.FuncDecl, e ast.Expr, seen map[types.Object]bool) bool {
+	if tv, ok := c.pkg.TypesInfo.Types[e]; ok && tv.Value != nil {
+		return true // rule 1
+	}
+	switch x := e.(type) {
+	case *ast.ParenExpr:
+		return c.safe(fd, x.X, seen)
+	case *ast.BinaryExpr:
+		return x.Op == token.ADD && c.safe(fd, x.X, seen) && c.safe(fd, x.Y, seen) // rule 5
+	case *ast.CallExpr:
+		fn := c.callee(x)
+		if fn == nil {
+			return false
+		}
+		sig := fn.Type().(*types.Signature)
+		if recv := sig.Recv(); recv != nil && len(x.Args) == 0 {
+			named, _ := types.Unalias(recv.Type()).(*types.Named)
+			if named != nil && named.Obj().Pkg() != nil {
+				switch {
+				case fn.Name() == "SQL" && named.Obj().Pkg().Path() == "mirrorql/model" && named.Obj().Name() == "Operator":
+					return true // rule 2
+				case fn.Name() == "Sanitize" && named.Obj().Pkg().Path() == "github.com/jackc/pgx/v5" && named.Obj().Name() == "Identifier":
+					return true // rule 4
+				}
+			}
+			return false
+		}
+		if fn.Pkg() == c.pkg.Types && sig.Recv() == nil && sqlHelpers[fn.Name()] { // rule 3, listed helpers
+			for i, a := range x.Args {
+				if i < sig.Params().Len() {
+					if b, ok := sig.Params().At(i).Type().(*types.Basic); ok && b.Kind() == types.String && !c.safe(fd, a, seen) {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		return c.resultSafe(fn, 0) // rule 3
+	case *ast.Ident:
+		v, ok := c.pkg.TypesInfo.Uses[x].(*types.Var)
+		if !ok || v.IsField() || v.Parent() == nil || v.Parent() == c.pkg.Types.Scope() || !within(fd, v.Pos()) || isParam(fd, v, c.pkg.TypesInfo) {
+			return false // only function-local variables (rule 6)
+		}
+		if seen[v] {
+			return true // a cycle adds nothing unsafe
+		}
+		seen[v] = true
+		return c.assignmentsSafe(fd, v, seen)
+	}
+	return false
+}
+
+// resultSafe reports whether result i of fn, a function or method of
+// package db, is SQL-safe in every return statement of its body (rule 3).
+// Recursion counts as unsafe.
+func (c *sqlChecker) resultSafe(fn *types.Func, i int) bool {
+	if fn == nil || fn.Pkg() != c.pkg.Types {
+		return false
+	}
+	fd := c.funcs[fn]
+	if fd == nil || fd.Body == nil {
+		return false
+	}
+	key := fmt.Sprintf("%p/%d", fn, i)
+	if v, done := c.results[key]; done {
+		return v
+	}
+	c.results[key] = false // while being decided: recursion is unsafe
+	ok, n := true, 0
+	ast.Inspect(fd.Body, func(node ast.Node) bool {
+		switch r := node.(type) {
+		case *ast.FuncLit:
+			return false // its returns are its own
+		case *ast.ReturnStmt:
+			n++
+			switch nres := fn.Type().(*types.Signature).Results().Len(); {
+			case len(r.Results) == nres && i < nres:
+				ok = ok && c.safe(fd, r.Results[i], map[types.Object]bool{})
+			case len(r.Results) == 1 && nres > 1: // return g(), g with as many results
+				call, isCall := ast.Unparen(r.Results[0]).(*ast.CallExpr)
+				ok = ok && isCall && c.resultSafe(c.callee(call), i)
+			default:
+				ok = false // a naked return of named results
+			}
+		}
+		return true
+	})
+	c.results[key] = ok && n > 0
+	return ok && n > 0
+}
+
+// assignmentsSafe reports whether every assignment to the local variable v
+// in fd is SQL-safe (and there is at least one).
+func (c *sqlChecker) assignmentsSafe(fd *ast.FuncDecl, v *types.Var, seen map[types.Object]bool) bool {
+	ok, n := true, 0
+	info := c.pkg.TypesInfo
+	is := func(e ast.Expr) bool {
+		id, isID := ast.Unparen(e).(*ast.Ident)
+		return isID && (info.Defs[id] == v || info.Uses[id] == v)
+	}
+	ast.Inspect(fd.Body, func(node ast.Node) bool {
+		switch s := node.(type) {
+		case *ast.AssignStmt:
+			for i, lhs := range s.Lhs {
+				if !is(lhs) {
+					continue
+				}
+				n++
+				if s.Tok != token.ASSIGN && s.Tok != token.DEFINE && s.Tok != token.ADD_ASSIGN {
+					ok = false
+					continue
+				}
+				if len(s.Rhs) == 1 && len(s.Lhs) > 1 { // q, col := f.page(q)
+					call, isCall := ast.Unparen(s.Rhs[0]).(*ast.CallExpr)
+					if !isCall || !c.resultSafe(c.callee(call), i) {
+						ok = false
+					}
+					continue
+				}
+				if len(s.Rhs) != len(s.Lhs) || !c.safe(fd, s.Rhs[i], seen) {
+					ok = false
+				}
+			}
+		case *ast.ValueSpec:
+			for i, name := range s.Names {
+				if info.Defs[name] != v {
+					continue
+				}
+				n++
+				if len(s.Values) != len(s.Names) || !c.safe(fd, s.Values[i], seen) {
+					ok = false
+				}
+			}
+		case *ast.UnaryExpr:
+			if s.Op == token.AND && is(s.X) {
+				ok = false // its address escapes: anything may write it
+			}
+		case *ast.RangeStmt:
+			if (s.Key != nil && is(s.Key)) || (s.Value != nil && is(s.Value)) {
+				ok = false
+			}
+		}
+		return true
+	})
+	return ok && n > 0
+}
+
+func within(fd *ast.FuncDecl, p token.Pos) bool { return fd.Body.Pos() <= p && p <= fd.Body.End() }
+
+func isParam(fd *ast.FuncDecl, v *types.Var, info *types.Info) bool {
+	for _, fl := range []*ast.FieldList{fd.Recv, fd.Type.Params, fd.Type.Results} {
+		if fl == nil {
+			continue
+		}
+		for _, f := range fl.List {
+			for _, n := range f.Names {
+				if info.Defs[n] == v {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func (c *sqlChecker) source(e ast.Expr) string {
+	s := types.ExprString(e)
+	if len(s) > 120 {
+		s = s[:120] + "..."
+	}
+	return s
+}

@@ -1,0 +1,213 @@
+// Package testdb gives every integration test in the repository a PostgreSQL
+// database of its own, migrated to the current schema and dropped afterwards.
+//
+// The server is, in order of preference: MIRRORQL_TEST_DATABASE_URL (an admin
+// URL, e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable, of a
+// role that may create databases); the local server at 127.0.0.1:5432 as user
+// postgres if it answers within a second; else a throwaway cluster (package
+// pgcluster) started once per test binary. Packages that use testdb should
+// stop that cluster when their tests end:
+//
+//	func TestMain(m *testing.M) { testdb.Main(m) }
+package testdb
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+
+	"mirrorql/db"
+	"mirrorql/db/pgcluster"
+)
+
+// EnvURL names the variable that points the tests at a given server.
+const EnvURL = "MIRRORQL_TEST_DATABASE_URL"
+
+// LocalURL is the server tried when EnvURL is unset.
+const LocalURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// Prefix starts the name of every database New creates.
+const Prefix = "mirrorql_test_"
+
+var (
+	localURL = LocalURL // tests point it at a port where nothing listens
+
+	serverOnce sync.Once
+	serverURL  string
+	serverErr  error
+
+	mu      sync.Mutex
+	cluster *pgcluster.Cluster
+	admin   *sql.DB
+)
+
+// ServerURL returns the admin URL of a reachable server, starting a throwaway
+// cluster on first use when neither EnvURL nor LocalURL is usable. It fails
+// the test when there is no server and none can be started.
+func ServerURL(tb testing.TB) string {
+	tb.Helper()
+	serverOnce.Do(func() { serverURL, serverErr = findServer() })
+	if serverErr != nil {
+		tb.Fatalf("testdb: no PostgreSQL server: %v", serverErr)
+	}
+	return serverURL
+}
+
+func findServer() (string, error) {
+	if u := os.Getenv(EnvURL); u != "" {
+		return u, nil
+	}
+	if answers(localURL, time.Second) {
+		return localURL, nil
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	c, err := pgcluster.Start(context.Background(), pgcluster.Options{Database: "postgres"})
+	if err != nil {
+		return "", fmt.Errorf("%s is unset, nothing usable answers at %s, and a throwaway cluster did not start: %w",
+			EnvURL, localURL, err)
+	}
+	cluster = c
+	return c.AdminURL(), nil
+}
+
+// answers reports whether url accepts a connection and a query within timeout.
+func answers(url string, timeout time.Duration) bool {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return false
+	}
+	cfg.ConnectTimeout = timeout
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return false
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, "select 1")
+	return err == nil
+}
+
+// adminDB is a small pool on the server's admin URL, for CREATE/DROP DATABASE.
+func adminDB(tb testing.TB) *sql.DB {
+	tb.Helper()
+	u := ServerURL(tb)
+	mu.Lock()
+	defer mu.Unlock()
+	if admin == nil {
+		cfg, err := pgx.ParseConfig(u)
+		if err != nil {
+			tb.Fatalf("testdb: %s: %v", EnvURL, err)
+		}
+		admin = stdlib.OpenDB(*cfg)
+		admin.SetMaxOpenConns(4)
+	}
+	return admin
+}
+
+// New creates an empty database with a unique name, applies db.Migrate to it,
+// and returns its URL and a handle on it. Both are closed and the database
+// dropped when the test ends.
+func New(tb testing.TB) (url string, b *bun.DB) {
+	tb.Helper()
+	url, b = Empty(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := db.Migrate(ctx, b); err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	return url, b
+}
+
+// Empty is New without the migrations: a database with nothing in it.
+func Empty(tb testing.TB) (url string, b *bun.DB) {
+	tb.Helper()
+	admin := adminDB(tb)
+	name := databaseName(tb.Name())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := admin.ExecContext(ctx, "create database "+pgx.Identifier{name}.Sanitize()); err != nil {
+		tb.Fatalf("testdb: create database %s: %v", name, err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := admin.ExecContext(ctx, "drop database if exists "+pgx.Identifier{name}.Sanitize()+" with (force)"); err != nil {
+			tb.Errorf("testdb: drop database %s: %v", name, err)
+		}
+	})
+
+	url, err := withDatabase(ServerURL(tb), name)
+	if err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	d, err := db.Open(db.Options{URL: url, ConnectTimeout: 10 * time.Second})
+	if err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	tb.Cleanup(func() { _ = d.Close() }) // runs before the drop: cleanups are LIFO
+	return url, d.Bun()
+}
+
+var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
+
+// databaseName is Prefix, a random part and as much of the test's name as
+// fits in PostgreSQL's 63-byte identifiers (which helps find a leftover).
+func databaseName(test string) string {
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	name := Prefix + hex.EncodeToString(r[:]) + "_" + unsafeChars.ReplaceAllString(strings.ToLower(test), "_")
+	if len(name) > 63 {
+		name = name[:63]
+	}
+	return strings.TrimRight(name, "_")
+}
+
+// withDatabase returns the server URL u with its database replaced by name.
+func withDatabase(u, name string) (string, error) {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "postgres" && p.Scheme != "postgresql") {
+		return "", fmt.Errorf("%s must be a postgres:// URL, got %q", EnvURL, u)
+	}
+	p.Path = "/" + name
+	p.RawPath = ""
+	return p.String(), nil
+}
+
+// Shutdown closes the admin pool and stops the throwaway cluster, if one was
+// started. Databases of tests still running are lost with it.
+func Shutdown() {
+	mu.Lock()
+	defer mu.Unlock()
+	if admin != nil {
+		_ = admin.Close()
+		admin = nil
+	}
+	if cluster != nil {
+		if err := cluster.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "testdb:", err)
+		}
+		cluster = nil
+	}
+}
+
+// Main runs the tests of a package, then Shutdown. Call it from TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	Shutdown()
+	os.Exit(code)
+}

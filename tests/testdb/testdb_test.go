@@ -1,0 +1,105 @@
+package testdb
+
+import (
+	"context"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"mirrorql/db"
+)
+
+func TestMain(m *testing.M) { Main(m) }
+
+// reset forgets the server found so far, so a test can find another.
+func reset(t *testing.T) {
+	t.Helper()
+	Shutdown()
+	serverOnce, serverURL, serverErr = sync.Once{}, "", nil
+}
+
+func TestNew(t *testing.T) {
+	var name string
+	t.Run("use", func(t *testing.T) {
+		_, b := New(t)
+		if err := b.QueryRowContext(context.Background(), "select current_database()").Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(name, Prefix) {
+			t.Errorf("database %q lacks prefix %q", name, Prefix)
+		}
+		for _, table := range db.Tables {
+			if _, err := b.ExecContext(context.Background(), "select from "+table+" limit 0"); err != nil {
+				t.Errorf("not migrated: %v", err)
+			}
+		}
+	})
+	// The subtest's cleanup has dropped its database.
+	var n int
+	if err := adminDB(t).QueryRowContext(context.Background(), "select count(*) from pg_database where datname = $1", name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("database %s still exists after the test", name)
+	}
+}
+
+// TestFallbackToCluster: with no variable and nothing on the local port, a
+// throwaway cluster serves, and Shutdown removes it.
+func TestFallbackToCluster(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close() // nothing listens there now
+
+	reset(t)
+	t.Cleanup(func() { reset(t); localURL = LocalURL })
+	localURL = "postgres://postgres@127.0.0.1:" + strconv.Itoa(port) + "/postgres?sslmode=disable&connect_timeout=1"
+	t.Setenv(EnvURL, "")
+
+	t.Run("use", func(t *testing.T) {
+		url, b := New(t)
+		if cluster == nil {
+			t.Fatal("no cluster started")
+		}
+		if want := "127.0.0.1:" + strconv.Itoa(cluster.Port()) + "/"; !strings.Contains(url, want) {
+			t.Errorf("url %s is not on the cluster (%s)", url, want)
+		}
+		if err := b.PingContext(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	dir := cluster.Dir()
+	Shutdown()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("cluster directory %s left behind (%v)", dir, err)
+	}
+}
+
+func TestDatabaseName(t *testing.T) {
+	long := strings.Repeat("TestSomething/With spaces-and_CAPS", 4)
+	a, b := databaseName(long), databaseName(long)
+	if a == b {
+		t.Errorf("two names alike: %s", a)
+	}
+	for _, n := range []string{a, b, databaseName("T")} {
+		if len(n) > 63 || !strings.HasPrefix(n, Prefix) || strings.Trim(n, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+			t.Errorf("bad name %q", n)
+		}
+	}
+}
+
+func TestWithDatabase(t *testing.T) {
+	got, err := withDatabase("postgres://u:p@h:5/postgres?sslmode=disable", "x")
+	if err != nil || got != "postgres://u:p@h:5/x?sslmode=disable" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if _, err := withDatabase("host=h dbname=postgres", "x"); err == nil {
+		t.Error("key=value DSN accepted")
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -67,6 +68,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mirrorql:", err)
 		os.Exit(2)
 	}
+	tuneGC()
 	if _, set := os.LookupEnv(config.Prefix + "LOG_FORMAT"); cmd == "demo" && !set {
 		cfg.LogFormat = "text" // a person reads the demo's terminal
 	}
@@ -104,12 +106,31 @@ func main() {
 	}
 }
 
+// The collector's settings unless the operator gave Go's own GOGC or
+// GOMEMLIMIT. Go's default (GOGC=100) collected so often on the 100-message
+// page that it cost a quarter of the service's CPU there (BENCHMARKS.md);
+// collecting at 4× the live heap, with a soft limit that keeps the process
+// within its 64 MiB budget, trades memory the service has for CPU it lacks.
+const (
+	gcPercent   = 300
+	memoryLimit = 48 << 20
+)
+
+func tuneGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(memoryLimit)
+	}
+}
+
 // errUsage is returned by a command whose flags were wrong (it has said why).
 var errUsage = errors.New("usage")
 
 func openDB(cfg config.Config) (*db.DB, error) {
 	return db.Open(db.Options{
-		URL: cfg.DatabaseURL, Driver: cfg.DBDriver, PoolSize: cfg.DBPoolSize,
+		URL: cfg.DatabaseURL, Driver: cfg.DBDriver, Prepare: cfg.DBPrepare, PoolSize: cfg.DBPoolSize,
 		StatementTimeout: cfg.DBStatementTimeout, ConnectTimeout: cfg.DBConnectTimeout,
 	})
 }
@@ -133,6 +154,12 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
+	}
+	if cfg.PprofListen != "" {
+		if err := observe.ServeProfiles(ctx, cfg.PprofListen, log); err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("%sPPROF_LISTEN: %w", config.Prefix, err)
+		}
 	}
 	return runServer(ctx, cfg, d, log, ln)
 }

@@ -22,11 +22,13 @@ import (
 // variable name without the MIRRORQL_ prefix.
 type Config struct {
 	DatabaseURL          string        `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/mirror_node?sslmode=disable"`
-	DBDriver             string        `env:"DB_DRIVER" envDefault:"pgdriver"`
+	DBDriver             string        `env:"DB_DRIVER" envDefault:"pgx"`
+	DBPrepare            bool          `env:"DB_PREPARE" envDefault:"true"`
 	DBPoolSize           int           `env:"DB_POOL_SIZE" envDefault:"10"`
 	DBStatementTimeout   time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"20s"`
 	DBConnectTimeout     time.Duration `env:"DB_CONNECT_TIMEOUT" envDefault:"1s"`
 	Listen               string        `env:"LISTEN" envDefault:":8080"`
+	PprofListen          string        `env:"PPROF_LISTEN"`
 	ResponseLimitDef     int           `env:"RESPONSE_LIMIT_DEFAULT" envDefault:"25"`
 	ResponseLimitMax     int           `env:"RESPONSE_LIMIT_MAX" envDefault:"100"`
 	Shard                int64         `env:"SHARD" envDefault:"0"`

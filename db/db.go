@@ -31,12 +31,21 @@ type Options struct {
 	PoolSize         int
 	StatementTimeout time.Duration
 	ConnectTimeout   time.Duration
+	// Prepare lets pgx prepare the fixed statements of the message routes
+	// once per connection (named statements, binary results). Turn it off
+	// behind a pooler that cannot carry prepared statements from one
+	// transaction to the next (PgBouncer in transaction mode before 1.21).
+	// pgdriver never prepares.
+	Prepare bool
 }
 
 // DB is the query layer over one pool.
 type DB struct {
-	bun    *bun.DB
-	health *Health
+	bun     *bun.DB
+	health  *Health
+	pgx     bool          // the pool's connections are pgx's (stdlib)
+	prepare bool          // over pgx: prepare the fixed statements (pgx.QueryExecModeCacheStatement)
+	log     *StatementLog // nil but in tests and the benchmark's EXPLAIN
 }
 
 // Open creates the pool; it does not wait for the database to answer, so the
@@ -103,7 +112,8 @@ func Open(o Options) (*DB, error) {
 	b := bun.NewDB(sqldb, pgdialect.New())
 	h := &Health{}
 	b.AddQueryHook(h)
-	return &DB{bun: b, health: h}, nil
+	overPgx := o.Driver != "pgdriver"
+	return &DB{bun: b, health: h, pgx: overPgx, prepare: o.Prepare && overPgx}, nil
 }
 
 // newPgdriverConnector is pgdriver.NewConnector, which panics on a URL it
@@ -161,8 +171,99 @@ func (c connectTimeout) Connect(ctx context.Context) (driver.Conn, error) {
 	return conn, nil
 }
 
-// Wrap builds the query layer over an existing bun handle (tests, migrations).
-func Wrap(b *bun.DB) *DB { return &DB{bun: b, health: &Health{}} }
+// Wrap builds the query layer over an existing bun handle (tests, migrations);
+// over pgx it prepares the fixed statements, as a pool from Open does.
+func Wrap(b *bun.DB) *DB {
+	_, overPgx := b.DB.Driver().(*stdlib.Driver)
+	return &DB{bun: b, health: &Health{}, pgx: overPgx, prepare: overPgx}
+}
+
+// Record has every statement the query layer sends, with its arguments,
+// logged to l (tests count them and EXPLAIN them).
+func (d *DB) Record(l *StatementLog) {
+	d.bun.AddQueryHook(l)
+	d.log = l
+}
+
+// rowSource is what scanning needs of a result, from database/sql (pgdriver)
+// or from pgx directly.
+type rowSource interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// query runs one of the query layer's fixed statements, its values bound as
+// parameters ($1, …) rather than written into the text, so that the server
+// parses and plans it once per connection instead of once per request, and
+// hands the rows to read (which must not keep them). Over pgx it borrows
+// the pool's connection and reads pgx's rows directly: database/sql would
+// box every value and copy every byte string twice, which showed in the
+// profile of the 100-row page. Those statements bypass bun's query hooks,
+// so it feeds Health and the statement log itself.
+func (d *DB) query(ctx context.Context, read func(rowSource) error, query string, args ...any) error {
+	if d.log != nil {
+		d.log.add(Statement{SQL: query, Args: args})
+	}
+	var err error
+	if d.pgx {
+		err = d.queryPgx(ctx, read, query, args)
+	} else {
+		err = d.querySQL(ctx, read, query, args)
+	}
+	d.health.observeIn(ctx, err)
+	return err
+}
+
+func (d *DB) querySQL(ctx context.Context, read func(rowSource) error, query string, args []any) error {
+	rows, err := d.bun.DB.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if err := read(rows); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+func (d *DB) queryPgx(ctx context.Context, read func(rowSource) error, query string, args []any) error {
+	conn, err := d.bun.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	mode := pgx.QueryExecModeSimpleProtocol
+	if d.prepare {
+		mode = pgx.QueryExecModeCacheStatement
+	}
+	bound := make([]any, 0, len(args)+1)
+	bound = append(append(bound, mode), args...)
+	return conn.Raw(func(dc any) error {
+		c := dc.(*stdlib.Conn).Conn()
+		rows, err := c.Query(ctx, query, bound...)
+		if err == nil {
+			err = read(rows)
+			rows.Close()
+			if err == nil {
+				err = rows.Err()
+			}
+		}
+		if err != nil && c.IsClosed() {
+			// The connection broke: database/sql must discard it rather
+			// than hand it to the next request. The cause stays readable.
+			return badConn{err}
+		}
+		return err
+	})
+}
+
+// badConn is a connection-level failure: it is driver.ErrBadConn to
+// database/sql and to Unavailable, and prints as its cause.
+type badConn struct{ cause error }
+
+func (e badConn) Error() string   { return e.cause.Error() }
+func (e badConn) Unwrap() []error { return []error{e.cause, driver.ErrBadConn} }
 
 // Health follows whether the database answers (fed by every query of a pool
 // made by Open, and by Ping) and logs each change of state once.

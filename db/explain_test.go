@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"mirrorql/db"
+	"mirrorql/db/explain"
 	"mirrorql/model"
 	"mirrorql/tests/testdb"
 )
@@ -18,8 +19,8 @@ import (
 func TestQueriesUseIndexes(t *testing.T) {
 	_, b := testdb.New(t)
 	rec := &db.StatementLog{}
-	b.AddQueryHook(rec)
 	d := db.Wrap(b)
+	d.Record(rec)
 	ctx := context.Background()
 	seq := []model.Condition[int64]{{Op: model.OpGt, Value: 5}}
 	ts := []model.Condition[model.Timestamp]{{Op: model.OpLte, Value: 99}}
@@ -59,9 +60,9 @@ func TestQueriesUseIndexes(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for _, stmt := range rec.Take() {
-			plan := explain(t, b, stmt)
-			if strings.Contains(plan, "Seq Scan") {
-				t.Errorf("%s: sequential scan in the plan of\n%s\n%s", name, stmt, plan)
+			p := plan(t, b, stmt)
+			if strings.Contains(p, "Seq Scan") {
+				t.Errorf("%s: sequential scan in the plan of\n%s %v\n%s", name, stmt.SQL, stmt.Args, p)
 			}
 		}
 	}
@@ -74,7 +75,9 @@ func ignoreNotFound(err error) error {
 	return err
 }
 
-func explain(t *testing.T, b *bun.DB, stmt string) string {
+// plan explains one statement on a connection of its own with sequential
+// scans disabled.
+func plan(t *testing.T, b *bun.DB, st db.Statement) string {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := b.DB.Conn(ctx)
@@ -86,18 +89,9 @@ func explain(t *testing.T, b *bun.DB, stmt string) string {
 		t.Fatal(err)
 	}
 	defer conn.ExecContext(ctx, "RESET enable_seqscan") //nolint:errcheck
-	rows, err := conn.QueryContext(ctx, "EXPLAIN "+stmt)
+	p, err := explain.Plan(ctx, conn, st, "")
 	if err != nil {
-		t.Fatalf("explain %s: %v", stmt, err)
+		t.Fatalf("explain %s: %v", st.SQL, err)
 	}
-	defer rows.Close()
-	var lines []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, line)
-	}
-	return strings.Join(lines, "\n")
+	return p
 }

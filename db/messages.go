@@ -3,7 +3,9 @@ package db
 import (
 	"context"
 	"fmt"
+	"math"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/uptrace/bun"
 
 	"mirrorql/model"
@@ -21,40 +23,63 @@ type MessageFilter struct {
 	Limit          int
 }
 
+// The message routes' statements are fixed texts with parameters: each is
+// prepared once per connection (see Options.Prepare), so a request costs the
+// server an execution, not a parse and a plan. A filter of any mix of
+// conditions is reduced to one range and one exclusion list per column
+// (model.RangeOf), so four texts (two orders, two directions) serve every
+// page.
+const (
+	messageBySequenceSQL = "SELECT " + messageColumns + " FROM topic_message WHERE topic_id = $1 AND sequence_number = $2"
+
+	// The transaction's primary key, then the (topic_id, consensus_timestamp)
+	// index; a second row would make the answer ambiguous, hence LIMIT 2.
+	messageByTimestampSQL = "SELECT m.consensus_timestamp, m.message, m.running_hash, m.sequence_number, " +
+		"m.running_hash_version, m.chunk_num, m.chunk_total, m.payer_account_id, m.valid_start_timestamp, " +
+		"m.topic_id, m.initial_transaction_id " +
+		"FROM transaction AS t JOIN topic_message AS m " +
+		"ON m.topic_id = t.entity_id AND m.consensus_timestamp = t.consensus_timestamp " +
+		"WHERE t.consensus_timestamp = $1 AND t.result = 22 AND t.type = 27 LIMIT 2"
+
+	messagePageSQL = "SELECT " + messageColumns + " FROM topic_message WHERE topic_id = $1" +
+		" AND sequence_number BETWEEN $2 AND $3 AND sequence_number <> ALL ($4::bigint[])" +
+		" AND consensus_timestamp BETWEEN $5 AND $6 AND consensus_timestamp <> ALL ($7::bigint[])"
+	messagePageBySequenceAsc   = messagePageSQL + " ORDER BY sequence_number ASC LIMIT $8"
+	messagePageBySequenceDesc  = messagePageSQL + " ORDER BY sequence_number DESC LIMIT $8"
+	messagePageByTimestampAsc  = messagePageSQL + " ORDER BY consensus_timestamp ASC LIMIT $8"
+	messagePageByTimestampDesc = messagePageSQL + " ORDER BY consensus_timestamp DESC LIMIT $8"
+)
+
 // MessageBySequence is the message with that sequence number in the topic,
 // found on the unique (topic_id, sequence_number) index.
 func (d *DB) MessageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
-	var rows []model.TopicMessage
-	err := d.bun.NewSelect().ColumnExpr(messageColumns).TableExpr("topic_message").
-		Where("topic_id = ?", int64(topic)).Where("sequence_number = ?", seq).
-		Scan(ctx, &rows)
-	if err != nil {
+	m, err := d.oneMessage(ctx, messageBySequenceSQL, int64(topic), seq)
+	if err != nil && err != ErrNotFound {
 		return nil, fmt.Errorf("message %d of topic %s: %w", seq, topic, err)
 	}
-	if len(rows) != 1 {
-		return nil, ErrNotFound
-	}
-	return &rows[0], nil
+	return m, err
 }
 
 // MessageByTimestamp is the message a successful submit transaction at that
-// consensus time wrote. One statement: the transaction's primary key, then the
-// (topic_id, consensus_timestamp) index. Anything but exactly one row is not found.
+// consensus time wrote. Anything but exactly one row is not found.
 func (d *DB) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-	var rows []model.TopicMessage
-	err := d.bun.NewSelect().ColumnExpr(prefixed("m.", messageColumns)).
-		TableExpr("transaction AS t").
-		Join("JOIN topic_message AS m ON m.topic_id = t.entity_id AND m.consensus_timestamp = t.consensus_timestamp").
-		Where("t.consensus_timestamp = ?", int64(ts)).
-		Where("t.result = 22").Where("t.type = 27").
-		Limit(2).Scan(ctx, &rows)
-	if err != nil {
+	m, err := d.oneMessage(ctx, messageByTimestampSQL, int64(ts))
+	if err != nil && err != ErrNotFound {
 		return nil, fmt.Errorf("message at %s: %w", ts, err)
 	}
-	if len(rows) != 1 {
+	return m, err
+}
+
+// oneMessage runs a lookup: ErrNotFound for no row or several.
+func (d *DB) oneMessage(ctx context.Context, query string, args ...any) (*model.TopicMessage, error) {
+	ms := make([]model.TopicMessage, 0, 2)
+	if err := d.query(ctx, func(rows rowSource) (err error) { ms, err = scanMessages(rows, ms); return err }, query, args...); err != nil {
+		return nil, err
+	}
+	if len(ms) != 1 {
 		return nil, ErrNotFound
 	}
-	return &rows[0], nil
+	return &ms[0], nil
 }
 
 // MessagesOfTopic is one page of a topic's messages. Within a topic, sequence
@@ -62,29 +87,121 @@ func (d *DB) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model
 // the page walks the (topic_id, sequence_number) index instead of filtering a
 // timestamp scan; otherwise it walks (topic_id, consensus_timestamp).
 func (d *DB) MessagesOfTopic(ctx context.Context, f MessageFilter) ([]model.TopicMessage, error) {
-	q, _ := f.page(d.bun.NewSelect().ColumnExpr(messageColumns).TableExpr("topic_message").
-		Where("topic_id = ?", int64(f.TopicID)))
-	rows := make([]model.TopicMessage, 0, f.Limit)
-	if err := q.Scan(ctx, &rows); err != nil {
+	out := make([]model.TopicMessage, 0, f.Limit)
+	seq, ts, ok := f.ranges()
+	if !ok {
+		return out, nil
+	}
+	query := messagePageByTimestampAsc
+	switch bySeq := f.bySequence(); {
+	case bySeq && f.Order == model.Desc:
+		query = messagePageBySequenceDesc
+	case bySeq:
+		query = messagePageBySequenceAsc
+	case f.Order == model.Desc:
+		query = messagePageByTimestampDesc
+	}
+	err := d.query(ctx, func(rows rowSource) (err error) { out, err = scanMessages(rows, out); return err },
+		query, int64(f.TopicID), seq.Lo, seq.Hi, seq.NotArray(), ts.Lo, ts.Hi, ts.NotArray(), int64(f.Limit))
+	if err != nil {
 		return nil, fmt.Errorf("messages of topic %s: %w", f.TopicID, err)
 	}
-	return rows, nil
+	return out, nil
 }
 
-// page adds the filter's conditions, order and limit to a query of one
-// topic's messages and returns the column it orders by.
+// ranges reduces the filter's conditions; ok is false when they admit no message.
+func (f *MessageFilter) ranges() (seq, ts model.Range, ok bool) {
+	seq, okSeq := model.RangeOf(f.SequenceNumber)
+	ts, okTs := model.RangeOf(f.Timestamp)
+	return seq, ts, okSeq && okTs
+}
+
+// bySequence: only sequence numbers are filtered, so the page can walk the
+// (topic_id, sequence_number) index.
+func (f *MessageFilter) bySequence() bool {
+	return len(f.Timestamp) == 0 && len(f.SequenceNumber) > 0
+}
+
+// page adds the filter's conditions, order and limit to a bun query of one
+// topic's messages (the GraphQL face's batch of several topics) and returns
+// the column it orders by: the same ranges and order as MessagesOfTopic.
+// A filter that admits nothing becomes a false condition.
 func (f *MessageFilter) page(q *bun.SelectQuery) (*bun.SelectQuery, string) {
-	for _, c := range f.SequenceNumber {
-		q = q.Where("sequence_number "+c.Op.SQL()+" ?", c.Value)
+	seq, ts, ok := f.ranges()
+	if !ok {
+		q = q.Where("false")
 	}
-	for _, c := range f.Timestamp {
-		q = q.Where("consensus_timestamp "+c.Op.SQL()+" ?", int64(c.Value))
-	}
+	q = rangeWhere(q, "sequence_number", seq)
+	q = rangeWhere(q, "consensus_timestamp", ts)
 	orderColumn := "consensus_timestamp"
-	if len(f.Timestamp) == 0 && len(f.SequenceNumber) > 0 {
+	if f.bySequence() {
 		orderColumn = "sequence_number"
 	}
 	return q.OrderExpr(orderColumn + " " + direction(f.Order)).Limit(int64(f.Limit)), orderColumn
+}
+
+// rangeWhere adds the conditions of r on column to q (only those that
+// exclude anything); column is one of the table's, quoted as an identifier.
+func rangeWhere(q *bun.SelectQuery, column string, r model.Range) *bun.SelectQuery {
+	if r.Lo != math.MinInt64 {
+		q = q.Where("? >= ?", bun.Ident(column), r.Lo)
+	}
+	if r.Hi != math.MaxInt64 {
+		q = q.Where("? <= ?", bun.Ident(column), r.Hi)
+	}
+	if len(r.Not) > 0 {
+		q = q.Where("? <> ALL (?::bigint[])", bun.Ident(column), r.NotArray())
+	}
+	return q
+}
+
+// scanMessages appends rows of messageColumns to out. It scans into plain
+// values rather than through bun's reflection, which showed in the profiles
+// of the list routes.
+func scanMessages(rows rowSource, out []model.TopicMessage) ([]model.TopicMessage, error) {
+	for rows.Next() {
+		// pgtype's nullable integers scan without reflection through pgx
+		// and, as sql.Scanners, through database/sql too. Declared per row:
+		// the message points into them.
+		var (
+			version                pgtype.Int2
+			chunkNum, chunkTotal   pgtype.Int4
+			payer, validStart      pgtype.Int8
+			ts, seq, topic         int64
+			message, hash, initial []byte
+		)
+		if err := rows.Scan(&ts, &message, &hash, &seq, &version, &chunkNum, &chunkTotal,
+			&payer, &validStart, &topic, &initial); err != nil {
+			return out, err
+		}
+		m := model.TopicMessage{
+			ConsensusTimestamp:   model.Timestamp(ts),
+			Message:              message,
+			RunningHash:          hash,
+			SequenceNumber:       seq,
+			TopicID:              model.EntityID(topic),
+			InitialTransactionID: initial,
+		}
+		if version.Valid {
+			m.RunningHashVersion = &version.Int16
+		}
+		if chunkNum.Valid {
+			m.ChunkNum = &chunkNum.Int32
+		}
+		if chunkTotal.Valid {
+			m.ChunkTotal = &chunkTotal.Int32
+		}
+		if payer.Valid {
+			id := model.EntityID(payer.Int64)
+			m.PayerAccountID = &id
+		}
+		if validStart.Valid {
+			vs := model.Timestamp(validStart.Int64)
+			m.ValidStartTimestamp = &vs
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
 }
 
 // TopicExists reports whether the topic has an entity row or any message; the

@@ -12,7 +12,21 @@ import (
 // layer really runs, and the benchmark can show those plans.
 type StatementLog struct {
 	mu    sync.Mutex
-	stmts []string
+	stmts []Statement
+}
+
+// Statement is one statement sent: its text and, for the fixed statements
+// whose values travel as parameters ($1, …), those values in order. bun's
+// statements carry their values in the text and no Args.
+type Statement struct {
+	SQL  string
+	Args []any
+}
+
+func (l *StatementLog) add(s Statement) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stmts = append(l.stmts, s)
 }
 
 func (l *StatementLog) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
@@ -20,13 +34,11 @@ func (l *StatementLog) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) conte
 }
 
 func (l *StatementLog) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.stmts = append(l.stmts, e.Query)
+	l.add(Statement{SQL: e.Query})
 }
 
 // Take returns the statements logged since the last Take and forgets them.
-func (l *StatementLog) Take() []string {
+func (l *StatementLog) Take() []Statement {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := l.stmts

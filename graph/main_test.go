@@ -46,11 +46,11 @@ func newEnv(t *testing.T, fixture string, o graph.Options) *env {
 		}
 	}
 	counter := &db.StatementLog{}
-	b.AddQueryHook(counter)
 	if o.Now == nil {
 		o.Now = func() time.Time { return fixedNow }
 	}
 	d := db.Wrap(b)
+	d.Record(counter)
 	h := graph.NewHandler(d, o)
 	return &env{url: url, bun: b, db: d, handler: h, client: client.New(h), stmts: counter}
 }

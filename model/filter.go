@@ -1,7 +1,10 @@
 package model
 
 import (
+	"math"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -68,4 +71,65 @@ const (
 type Condition[T any] struct {
 	Op    Operator
 	Value T
+}
+
+// Range is the set of values that a list of ANDed conditions admits:
+// Lo ≤ v ≤ Hi and v not in Not. Reducing any mix of conditions to this one
+// shape lets the query layer send one fixed statement per order, which the
+// server prepares once per connection, instead of one text per mix.
+type Range struct {
+	Lo, Hi int64
+	Not    []int64
+}
+
+// Bounded reports whether the range excludes anything at all.
+func (r Range) Bounded() bool {
+	return r.Lo != math.MinInt64 || r.Hi != math.MaxInt64 || len(r.Not) > 0
+}
+
+// RangeOf reduces ANDed conditions on an integer column to a Range; ok is
+// false when no value can satisfy them all (lt the minimum, gt:5&lt:3, …).
+func RangeOf[T ~int64](conds []Condition[T]) (r Range, ok bool) {
+	r = Range{Lo: math.MinInt64, Hi: math.MaxInt64}
+	for _, c := range conds {
+		v := int64(c.Value)
+		switch c.Op {
+		case OpEq:
+			r.Lo, r.Hi = max(r.Lo, v), min(r.Hi, v)
+		case OpNe:
+			r.Not = append(r.Not, v)
+		case OpGt:
+			if v == math.MaxInt64 {
+				return r, false
+			}
+			r.Lo = max(r.Lo, v+1)
+		case OpGte:
+			r.Lo = max(r.Lo, v)
+		case OpLt:
+			if v == math.MinInt64 {
+				return r, false
+			}
+			r.Hi = min(r.Hi, v-1)
+		case OpLte:
+			r.Hi = min(r.Hi, v)
+		}
+	}
+	if r.Lo > r.Hi || r.Lo == r.Hi && slices.Contains(r.Not, r.Lo) {
+		return r, false
+	}
+	return r, true
+}
+
+// NotArray is Not as a PostgreSQL array literal ("{1,2}"), a text value both
+// drivers can bind to a bigint[] parameter.
+func (r Range) NotArray() string {
+	b := make([]byte, 0, 2+len(r.Not)*20)
+	b = append(b, '{')
+	for i, v := range r.Not {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, v, 10)
+	}
+	return string(append(b, '}'))
 }

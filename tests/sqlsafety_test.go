@@ -39,7 +39,13 @@ import (
 //  6. a variable local to the function whose every assignment in that
 //     function is SQL-safe (`orderColumn := "consensus_timestamp"`, then
 //     `orderColumn = "sequence_number"`), a tuple assignment from a call
-//     counting by rule 3 (`q, orderColumn := f.page(q)`).
+//     counting by rule 3 (`q, orderColumn := f.page(q)`);
+//  7. inside one of the query layer's own SQL entry points (sqlSinks: the
+//     method query and the helpers around it, which send a fixed statement
+//     with bound parameters), a
+//     string parameter of it: every call of such a function is checked
+//     like a call of bun or database/sql, so its SQL text is SQL-safe at
+//     every call site.
 //
 // Values from a request travel only as the bind arguments (the ...any
 // parameters), which the drivers and bun pass or quote as values. Anything
@@ -67,6 +73,10 @@ var notSQL = map[string]bool{
 	"github.com/jackc/pgx/v5/stdlib.RegisterConnConfig": true,
 	"database/sql.Open":                                 true,
 }
+
+// sqlSinks are functions and methods of package db that take SQL text in
+// their string parameters and pass it on to the driver (rule 7).
+var sqlSinks = map[string]bool{"query": true, "querySQL": true, "queryPgx": true, "oneMessage": true}
 
 // sqlHelpers are query-layer functions that build SQL text in ways rule 3
 // cannot follow (byte slices), safe when their string arguments are.
@@ -125,6 +135,8 @@ func sqlSafetyFixture(ctx context.Context, d *DB, name string, n int, op model.O
 	q = q.OrderExpr(fixtureTainted(name))                     // BAD8: helper that returns its parameter
 	_, col3 := fixtureBoth(name)
 	q = q.OrderExpr(col3)                                     // BAD9: tuple result that is a parameter
+	_ = d.query(ctx, nil, "SELECT 1 FROM topic_message WHERE topic_id = $1", n) // ok: a fixed statement
+	_ = d.query(ctx, nil, "SELECT "+name)                       // BAD10: a sink given built text
 	_ = q
 }
 
@@ -251,7 +263,10 @@ type sqlChecker struct {
 // checkCall checks the string arguments of a call into an SQL package.
 func (c *sqlChecker) checkCall(fd *ast.FuncDecl, call *ast.CallExpr) {
 	fn := c.callee(call)
-	if fn == nil || fn.Pkg() == nil || !sqlPackages[fn.Pkg().Path()] || notSQL[fn.Pkg().Path()+"."+fn.Name()] {
+	if fn == nil || fn.Pkg() == nil || notSQL[fn.Pkg().Path()+"."+fn.Name()] {
+		return
+	}
+	if !sqlPackages[fn.Pkg().Path()] && !(fn.Pkg() == c.pkg.Types && sqlSinks[fn.Name()]) {
 		return
 	}
 	sig := fn.Type().(*types.Signature)
@@ -335,6 +350,9 @@ func (c *sqlChecker) safe(fd *ast.FuncDecl, e ast.Expr, seen map[types.Object]bo
 		return c.resultSafe(fn, 0) // rule 3
 	case *ast.Ident:
 		v, ok := c.pkg.TypesInfo.Uses[x].(*types.Var)
+		if ok && sqlSinks[fd.Name.Name] && isParam(fd, v, c.pkg.TypesInfo) {
+			return true // rule 7: checked at every call site
+		}
 		if !ok || v.IsField() || v.Parent() == nil || v.Parent() == c.pkg.Types.Scope() || !within(fd, v.Pos()) || isParam(fd, v, c.pkg.TypesInfo) {
 			return false // only function-local variables (rule 6)
 		}

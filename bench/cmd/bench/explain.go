@@ -7,12 +7,12 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/bench/handler"
 	"mirrorql/db"
+	"mirrorql/db/explain"
 )
 
 // plan is the EXPLAIN (ANALYZE, BUFFERS) of one statement a route sent.
@@ -27,13 +27,13 @@ type plan struct {
 // REST handlers in process, records the statements they send and explains
 // each: the plans are those of the exact SQL the service issues.
 func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
-	qdb, err := db.Open(db.Options{URL: d.url, Driver: "pgdriver", PoolSize: 1})
+	qdb, err := db.Open(db.Options{URL: d.url, Driver: "pgx", Prepare: true, PoolSize: 1})
 	if err != nil {
 		return nil, err
 	}
 	defer qdb.Close()
 	rec := &db.StatementLog{}
-	qdb.Bun().AddQueryHook(rec)
+	qdb.Record(rec)
 	e := handler.New(qdb, nil)
 	o := d.opts
 	hot := o.TopicMessages(0)
@@ -53,21 +53,16 @@ func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 			return out, fmt.Errorf("%s: status %d: %s", p.path, w.Code, w.Body)
 		}
 		for _, stmt := range rec.Take() {
-			var lines []string
-			rows, err := qdb.Bun().QueryContext(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+stmt)
+			conn, err := qdb.Bun().DB.Conn(ctx)
 			if err != nil {
-				return out, fmt.Errorf("explain %s: %w", stmt, err)
+				return out, err
 			}
-			for rows.Next() {
-				var l string
-				if err := rows.Scan(&l); err != nil {
-					rows.Close()
-					return out, err
-				}
-				lines = append(lines, l)
+			text, err := explain.Plan(ctx, conn, stmt, "ANALYZE, BUFFERS")
+			conn.Close()
+			if err != nil {
+				return out, err
 			}
-			rows.Close()
-			out = append(out, plan{route: p.route, path: p.path, sql: stmt, text: strings.Join(lines, "\n")})
+			out = append(out, plan{route: p.route, path: p.path, sql: statementText(stmt), text: text})
 		}
 	}
 	return out, nil
@@ -138,3 +133,12 @@ func sampleBuffers(ctx context.Context, d *dataset, n int) ([]bufferSample, erro
 
 const messageColumns = "consensus_timestamp, message, running_hash, sequence_number, running_hash_version, " +
 	"chunk_num, chunk_total, payer_account_id, valid_start_timestamp, topic_id, initial_transaction_id"
+
+// statementText is a statement as the report shows it: its text, then the
+// values of its parameters.
+func statementText(st db.Statement) string {
+	if len(st.Args) == 0 {
+		return st.SQL
+	}
+	return fmt.Sprintf("%s\n-- parameters $1…: %v", st.SQL, st.Args)
+}

@@ -1,0 +1,88 @@
+// Package explain shows the plans of the statements the query layer sends
+// (db.StatementLog), for the index tests and the benchmark report. It is a
+// diagnostic: nothing a request reaches calls it.
+package explain
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"mirrorql/db"
+)
+
+// warmups is how many times a parameterised statement runs before it is
+// explained: PostgreSQL plans the first five executions of a prepared
+// statement for their values, then may switch to a generic plan, which is
+// what a long-lived connection of the service then uses.
+const warmups = 6
+
+// Plan is the text of EXPLAIN (options) for st on conn, one line per plan
+// line. A statement with parameters is prepared, executed warmups times and
+// explained as EXECUTE: the plan a prepared statement settles on.
+func Plan(ctx context.Context, conn *sql.Conn, st db.Statement, options string) (string, error) {
+	explain := "EXPLAIN "
+	if options != "" {
+		explain += "(" + options + ") "
+	}
+	if len(st.Args) == 0 {
+		return lines(ctx, conn, explain+st.SQL)
+	}
+	values := make([]string, len(st.Args))
+	for i, a := range st.Args {
+		v, err := literal(a)
+		if err != nil {
+			return "", err
+		}
+		values[i] = v
+	}
+	if _, err := conn.ExecContext(ctx, "PREPARE mirrorql_explain AS "+st.SQL); err != nil {
+		return "", fmt.Errorf("prepare %s: %w", st.SQL, err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "DEALLOCATE mirrorql_explain") //nolint:errcheck
+	execute := "EXECUTE mirrorql_explain(" + strings.Join(values, ", ") + ")"
+	for i := 0; i < warmups; i++ {
+		if _, err := lines(ctx, conn, execute); err != nil {
+			return "", err
+		}
+	}
+	return lines(ctx, conn, explain+execute)
+}
+
+// literal writes a statement argument as SQL text: the query layer binds
+// only integers and text.
+func literal(a any) (string, error) {
+	switch v := a.(type) {
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case string:
+		return "'" + strings.ReplaceAll(v, "'", "''") + "'", nil
+	}
+	return "", fmt.Errorf("explain: no literal for %T", a)
+}
+
+func lines(ctx context.Context, conn *sql.Conn, query string) (string, error) {
+	rows, err := conn.QueryContext(ctx, query)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", query, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", err
+	}
+	var out []string
+	for rows.Next() {
+		if len(cols) != 1 { // an EXECUTE's result rows: read and dropped
+			continue
+		}
+		var line sql.NullString
+		if err := rows.Scan(&line); err != nil {
+			return "", err
+		}
+		out = append(out, line.String)
+	}
+	return strings.Join(out, "\n"), rows.Err()
+}

@@ -17,6 +17,7 @@ import (
 	"mirrorql/graph"
 	"mirrorql/model"
 	"mirrorql/seed"
+	"mirrorql/service"
 )
 
 // demo serves the demo data set. With MIRRORQL_DATABASE_URL unset it runs on
@@ -92,8 +93,8 @@ func demo(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Write
 	}
 	fmt.Fprintf(out, "  GraphQL      %s%s  (open it in a browser for the explorer)\n", base, graph.Endpoint)
 	fmt.Fprintf(out, "  API docs     %s/api/v1/docs\n", base)
-	fmt.Fprintf(out, "  metrics      %s%s\n", base, routeMetrics)
-	fmt.Fprintf(out, "  readiness    %s%s\n\n", base, routeReadiness)
+	fmt.Fprintf(out, "  metrics      %s%s\n", base, service.RouteMetrics)
+	fmt.Fprintf(out, "  readiness    %s%s\n\n", base, service.RouteReadiness)
 	err = runServer(ctx, cfg, d, log, ln)
 	fmt.Fprintln(out, "mirrorql demo: stopping")
 	return err

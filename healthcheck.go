@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"mirrorql/config"
+	"mirrorql/service"
 )
 
 // healthcheck asks the service listening on MIRRORQL_LISTEN whether it is
 // ready: nil on 200 from /health/readiness. For container health checks on
 // images without curl.
 func healthcheck(ctx context.Context, cfg config.Config) error {
-	url := "http://" + loopback(cfg.Listen) + routeReadiness
+	url := "http://" + loopback(cfg.Listen) + service.RouteReadiness
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)

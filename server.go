@@ -10,26 +10,16 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
-	"time"
 
-	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
-
-	"mirrorql/apidocs"
-	"mirrorql/cache"
 	"mirrorql/config"
 	"mirrorql/db"
-	"mirrorql/graph"
 	"mirrorql/httpserver"
-	"mirrorql/limits"
-	"mirrorql/model"
 	"mirrorql/observe"
-	"mirrorql/rest"
+	"mirrorql/service"
 )
 
 //go:embed openapi.yml
@@ -167,13 +157,13 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 // runServer serves both faces on ln until ctx is done, then shuts down
 // gracefully. The caller closes d afterwards.
 func runServer(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, ln net.Listener) error {
-	ops, err := newOperations(ctx, cfg, d, log)
+	ops, err := service.NewOperations(ctx, cfg, d, log)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
 	defer ops.Close()
-	e := newServer(cfg, d, log, ops)
+	e := service.New(cfg, d, log, ops, openAPISpec)
 	srv := httpserver.New(e, httpserver.Options{
 		ReadHeaderTimeout: cfg.HTTPReadHeaderTimeout,
 		ReadTimeout:       cfg.HTTPReadTimeout,
@@ -184,151 +174,4 @@ func runServer(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logge
 	})
 	log.Info("listening", "addr", ln.Addr().String())
 	return httpserver.Run(ctx, srv, ln, cfg.ShutdownGrace, log)
-}
-
-// operations are the operator's kit around the handlers: the metrics
-// registry and the response cache store (nil when disabled).
-type operations struct {
-	metrics *observe.Metrics
-	cache   cache.Store
-}
-
-func newOperations(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) (*operations, error) {
-	ops := &operations{metrics: observe.NewMetrics()}
-	ops.metrics.RegisterDBStats(d.Bun().DB.Stats)
-	switch {
-	case !cfg.CacheEnabled:
-	case cfg.RedisURL != "":
-		r, err := cache.NewRedis(cache.RedisOptions{
-			URL: cfg.RedisURL, Timeout: cfg.RedisTimeout, KeyPrefix: cfg.RedisKeyPrefix, Log: log,
-		})
-		if err != nil {
-			return nil, err
-		}
-		pctx, cancel := context.WithTimeout(ctx, cfg.RedisTimeout)
-		defer cancel()
-		if err := r.Ping(pctx); err != nil {
-			log.Warn("response cache: redis does not answer; the database answers until it does", "err", err)
-		} else {
-			log.Info("response cache: redis", "prefix", cfg.RedisKeyPrefix)
-		}
-		ops.cache = r
-	default:
-		ops.cache = cache.NewMemory(cfg.CacheEntries, cfg.CacheMaxBytes, nil)
-	}
-	return ops, nil
-}
-
-// Close releases the cache store's connections.
-func (o *operations) Close() {
-	if o.cache != nil {
-		_ = o.cache.Close()
-	}
-}
-
-// Routes outside the two faces.
-const (
-	routeLiveness  = "/health/liveness"
-	routeReadiness = "/health/readiness"
-	routeMetrics   = "/metrics"
-)
-
-// newServer assembles both faces over one query layer, with the operator's
-// kit around them.
-func newServer(cfg config.Config, d *db.DB, log *slog.Logger, ops *operations) *echo.Echo {
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = rest.ErrorHandler(func(c echo.Context, err error) {
-		ctx := c.Request().Context()
-		log.ErrorContext(ctx, "request failed", "method", c.Request().Method, "path", c.Request().URL.Path,
-			"err", err, "request_id", observe.RequestID(ctx))
-	})
-	e.Pre(rest.CanonicalRoute)
-	// Order matters: the observer is outermost so it sees the final status
-	// and every response carries the request id; the deadline covers the
-	// cache store and the handlers.
-	e.Use(
-		observe.Middleware(observe.MiddlewareOptions{
-			Log: log, Metrics: ops.metrics, Routes: e.Routes,
-			Quiet: []string{routeLiveness, routeReadiness, routeMetrics},
-		}),
-		middleware.Recover(),
-		rest.CORS,
-		// Request limits (issue 6): 414, 431, 413, and 429 per client IP.
-		limits.Middleware(limits.Options{
-			MaxURLLength: cfg.MaxURLLength, MaxHeaderBytes: cfg.MaxHeaderBytes, MaxBodyBytes: cfg.MaxBodyBytes,
-			RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
-			Exempt: []string{routeLiveness, routeReadiness, routeMetrics},
-		}),
-		middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024}),
-		requestDeadline(cfg.RequestTimeout),
-	)
-	if ops.cache != nil {
-		// List endpoints only: single lookups never come from the cache.
-		e.Use(cache.Middleware(cache.Options{
-			Store: ops.cache, Routes: []string{rest.RouteSchedules}, Timeout: cfg.RedisTimeout, Log: log,
-			Result: ops.metrics.CacheResult, WriteError: ops.metrics.CacheWriteError,
-			Version: func(ctx context.Context) (string, error) {
-				v, err := d.SchedulesVersion(ctx)
-				if err != nil {
-					return "", rest.DatabaseError(err)
-				}
-				return v, nil
-			},
-		}))
-	}
-
-	rest.New(d, rest.Options{
-		Defaults:     model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
-		LimitDefault: cfg.ResponseLimitDef,
-		LimitMax:     cfg.ResponseLimitMax,
-	}).Register(e)
-
-	// --- GraphQL face (issue 3): the API and its GraphiQL explorer ---
-	gql := echo.WrapHandler(graph.NewHandler(d, graph.Options{
-		Defaults:         model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
-		LimitDefault:     cfg.ResponseLimitDef,
-		LimitMax:         cfg.ResponseLimitMax,
-		ScheduleLifetime: cfg.ScheduleLifetime,
-		Log:              log,
-		NoIntrospection:  !cfg.GraphQLIntrospection,
-		MaxBodyBytes:     cfg.GraphQLMaxBodyBytes,
-	}))
-	e.Match([]string{http.MethodGet, http.MethodHead, http.MethodPost}, graph.Endpoint, gql)
-	e.Match([]string{http.MethodGet, http.MethodHead}, graph.Endpoint+"/explorer/*", gql)
-	// --- end GraphQL face ---
-
-	e.GET(routeLiveness, func(c echo.Context) error {
-		return c.JSON(http.StatusOK, map[string]string{"status": "UP"})
-	})
-	e.GET(routeReadiness, func(c echo.Context) error {
-		ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
-		defer cancel()
-		if err := d.Ping(ctx); err != nil {
-			return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "DOWN"})
-		}
-		return c.JSON(http.StatusOK, map[string]string{"status": "UP"})
-	})
-	apidocs.Register(e, openAPISpec)
-	e.GET(routeMetrics, echo.WrapHandler(ops.metrics.Handler()))
-	return e
-}
-
-// requestDeadline gives every request, and so every query it makes, at most
-// timeout. A request that fails once its deadline has passed answers as a
-// failed query does (the mirror node's 503, rendered and logged by the error
-// handler), whatever the error it failed with.
-func requestDeadline(timeout time.Duration) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			ctx, cancel := context.WithTimeout(c.Request().Context(), timeout)
-			defer cancel()
-			c.SetRequest(c.Request().WithContext(ctx))
-			err := next(c)
-			if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) || c.Response().Committed {
-				return err
-			}
-			return rest.DatabaseError(err)
-		}
-	}
 }

@@ -99,6 +99,15 @@ func Load() (Config, error) {
 	return c, c.validate()
 }
 
+// Defaults is the configuration of an empty environment: every default.
+func Defaults() Config {
+	var c Config
+	if err := env.ParseWithOptions(&c, env.Options{Prefix: Prefix, Environment: map[string]string{}}); err != nil {
+		panic("config: the defaults do not parse: " + err.Error())
+	}
+	return c
+}
+
 // Names lists every variable the service reads.
 func Names() map[string]bool {
 	names := map[string]bool{}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -61,6 +63,7 @@ func Open(o Options) (*DB, error) {
 				"statement_timeout": o.StatementTimeout.Milliseconds(),
 			}),
 		}
+		opts = append(opts, func(c *pgdriver.Config) { c.Dialer = lingerDial(c.Dialer) })
 		if o.StatementTimeout > 0 {
 			// pgdriver's own read timeout (10 s by default) would otherwise
 			// cut a query short before the server's statement timeout.
@@ -78,6 +81,16 @@ func Open(o Options) (*DB, error) {
 		}
 		if o.ConnectTimeout > 0 {
 			cfg.ConnectTimeout = o.ConnectTimeout
+		}
+		cfg.DialFunc = lingerDial(cfg.DialFunc)
+		// When a request's deadline passes, ask the server to cancel its
+		// query and keep the connection, rather than pgx's default of
+		// breaking the connection off (the pool would then open another
+		// while the server still ran the abandoned query). The server
+		// answers a cancel in milliseconds; one that does not within
+		// cancelWait has the connection cut after all.
+		cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+			return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelWait}
 		}
 		// bun interpolates arguments into the SQL text, so every statement is
 		// new to the server: preparing it (pgx's default) costs a round trip
@@ -128,15 +141,17 @@ func newPgdriverConnector(opts ...pgdriver.Option) (c *pgdriver.Connector, err e
 	return pgdriver.NewConnector(opts...), nil
 }
 
+// cancelWait is how long pgx waits for the server to cancel a query whose
+// context ended before it gives the connection up.
+const cancelWait = time.Second
+
 // setConnectionCheck has the server check for a closed client every 250 ms
 // while it runs a query (PostgreSQL 14+; older servers answer 42704, which
-// is ignored). When a request's deadline passes, the drivers give its query
-// up by closing the connection (pgdriver cannot cancel a query, pgx by
-// default does not wait for the cancel), and the pool opens another while
-// the server would run the abandoned query on until its statement timeout,
-// or until a lock it waits on is granted: the server's backends would
-// outnumber the pool. With the check the server ends such a query within
-// 250 ms.
+// is ignored). pgdriver cannot cancel a query: when a request's deadline
+// passes it closes the connection, and without the check the server would
+// run the abandoned query on until its statement timeout, or until a lock
+// it waits on is granted. With it the backend ends within 250 ms, and
+// lingerDial has the pool wait for that before it opens a replacement.
 const setConnectionCheck = "SET client_connection_check_interval = 250"
 
 // connectTimeout bounds the whole of a new pgdriver connection (dial, start-up,

@@ -1,0 +1,174 @@
+// Package service assembles the HTTP service: both faces (REST and GraphQL)
+// over one query layer, the operator's routes (health, metrics, API docs)
+// and the middleware chain around them. The binary serves it; the benchmark
+// profiles the same chain in process.
+package service
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"mirrorql/apidocs"
+	"mirrorql/cache"
+	"mirrorql/config"
+	"mirrorql/db"
+	"mirrorql/graph"
+	"mirrorql/limits"
+	"mirrorql/model"
+	"mirrorql/observe"
+	"mirrorql/rest"
+)
+
+// Operations are the operator's kit around the handlers: the metrics
+// registry and the response cache store (nil when disabled).
+type Operations struct {
+	metrics *observe.Metrics
+	cache   cache.Store
+}
+
+// NewOperations builds them as cfg says; Close releases them.
+func NewOperations(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) (*Operations, error) {
+	ops := &Operations{metrics: observe.NewMetrics()}
+	ops.metrics.RegisterDBStats(d.Bun().DB.Stats)
+	switch {
+	case !cfg.CacheEnabled:
+	case cfg.RedisURL != "":
+		r, err := cache.NewRedis(cache.RedisOptions{
+			URL: cfg.RedisURL, Timeout: cfg.RedisTimeout, KeyPrefix: cfg.RedisKeyPrefix, Log: log,
+		})
+		if err != nil {
+			return nil, err
+		}
+		pctx, cancel := context.WithTimeout(ctx, cfg.RedisTimeout)
+		defer cancel()
+		if err := r.Ping(pctx); err != nil {
+			log.Warn("response cache: redis does not answer; the database answers until it does", "err", err)
+		} else {
+			log.Info("response cache: redis", "prefix", cfg.RedisKeyPrefix)
+		}
+		ops.cache = r
+	default:
+		ops.cache = cache.NewMemory(cfg.CacheEntries, cfg.CacheMaxBytes, nil)
+	}
+	return ops, nil
+}
+
+// Close releases the cache store's connections.
+func (o *Operations) Close() {
+	if o.cache != nil {
+		_ = o.cache.Close()
+	}
+}
+
+// Routes outside the two faces.
+const (
+	RouteLiveness  = "/health/liveness"
+	RouteReadiness = "/health/readiness"
+	RouteMetrics   = "/metrics"
+)
+
+// New assembles both faces over one query layer, with the operator's kit
+// around them; openAPI is the description /api/v1/docs shows.
+func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI []byte) *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = rest.ErrorHandler(func(c echo.Context, err error) {
+		ctx := c.Request().Context()
+		log.ErrorContext(ctx, "request failed", "method", c.Request().Method, "path", c.Request().URL.Path,
+			"err", err, "request_id", observe.RequestID(ctx))
+	})
+	e.Pre(rest.CanonicalRoute)
+	// Order matters: the observer is outermost so it sees the final status
+	// and every response carries the request id; the deadline covers the
+	// cache store and the handlers.
+	e.Use(
+		observe.Middleware(observe.MiddlewareOptions{
+			Log: log, Metrics: ops.metrics, Routes: e.Routes,
+			Quiet: []string{RouteLiveness, RouteReadiness, RouteMetrics},
+		}),
+		middleware.Recover(),
+		rest.CORS,
+		// Request limits (issue 6): 414, 431, 413, and 429 per client IP.
+		limits.Middleware(limits.Options{
+			MaxURLLength: cfg.MaxURLLength, MaxHeaderBytes: cfg.MaxHeaderBytes, MaxBodyBytes: cfg.MaxBodyBytes,
+			RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
+			Exempt: []string{RouteLiveness, RouteReadiness, RouteMetrics},
+		}),
+		middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024}),
+		RequestDeadline(cfg.RequestTimeout),
+	)
+	if ops.cache != nil {
+		// List endpoints only: single lookups never come from the cache.
+		e.Use(cache.Middleware(cache.Options{
+			Store: ops.cache, Routes: []string{rest.RouteSchedules}, Timeout: cfg.RedisTimeout, Log: log,
+			Result: ops.metrics.CacheResult, WriteError: ops.metrics.CacheWriteError,
+			Version: func(ctx context.Context) (string, error) {
+				v, err := d.SchedulesVersion(ctx)
+				if err != nil {
+					return "", rest.DatabaseError(err)
+				}
+				return v, nil
+			},
+		}))
+	}
+
+	rest.New(d, rest.Options{
+		Defaults:     model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
+		LimitDefault: cfg.ResponseLimitDef,
+		LimitMax:     cfg.ResponseLimitMax,
+	}).Register(e)
+
+	// --- GraphQL face (issue 3): the API and its GraphiQL explorer ---
+	gql := echo.WrapHandler(graph.NewHandler(d, graph.Options{
+		Defaults:         model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
+		LimitDefault:     cfg.ResponseLimitDef,
+		LimitMax:         cfg.ResponseLimitMax,
+		ScheduleLifetime: cfg.ScheduleLifetime,
+		Log:              log,
+		NoIntrospection:  !cfg.GraphQLIntrospection,
+		MaxBodyBytes:     cfg.GraphQLMaxBodyBytes,
+	}))
+	e.Match([]string{http.MethodGet, http.MethodHead, http.MethodPost}, graph.Endpoint, gql)
+	e.Match([]string{http.MethodGet, http.MethodHead}, graph.Endpoint+"/explorer/*", gql)
+	// --- end GraphQL face ---
+
+	e.GET(RouteLiveness, func(c echo.Context) error {
+		return c.JSON(http.StatusOK, map[string]string{"status": "UP"})
+	})
+	e.GET(RouteReadiness, func(c echo.Context) error {
+		ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+		defer cancel()
+		if err := d.Ping(ctx); err != nil {
+			return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "DOWN"})
+		}
+		return c.JSON(http.StatusOK, map[string]string{"status": "UP"})
+	})
+	apidocs.Register(e, openAPI)
+	e.GET(RouteMetrics, echo.WrapHandler(ops.metrics.Handler()))
+	return e
+}
+
+// RequestDeadline gives every request, and so every query it makes, at most
+// timeout. A request that fails once its deadline has passed answers as a
+// failed query does (the mirror node's 503, rendered and logged by the error
+// handler), whatever the error it failed with.
+func RequestDeadline(timeout time.Duration) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			ctx, cancel := context.WithTimeout(c.Request().Context(), timeout)
+			defer cancel()
+			c.SetRequest(c.Request().WithContext(ctx))
+			err := next(c)
+			if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) || c.Response().Committed {
+				return err
+			}
+			return rest.DatabaseError(err)
+		}
+	}
+}

@@ -50,7 +50,7 @@ type Config struct {
 	// Response cache of GET /api/v1/schedules.
 	CacheEnabled  bool          `env:"CACHE_ENABLED" envDefault:"true"`
 	CacheEntries  int           `env:"CACHE_ENTRIES" envDefault:"1000"`
-	CacheMaxBytes int64         `env:"CACHE_MAX_BYTES" envDefault:"16777216"`
+	CacheMaxBytes int64         `env:"CACHE_MAX_BYTES" envDefault:"8388608"`
 	RedisURL      string        `env:"REDIS_URL"`
 	RedisTimeout  time.Duration `env:"REDIS_TIMEOUT" envDefault:"250ms"`
 	// RedisKeyPrefix starts every key, so deployments can share one Redis.

@@ -25,7 +25,7 @@ type profileResult struct {
 // gets the full write-up (CPU and allocations), the others a CPU top list.
 var profiled = []string{"BySequence", "ListGt100", "GraphQLMessage", "GraphQLPage"}
 
-var benchLineRE = regexp.MustCompile(`(?m)^\s*\d+\s+\d+ ns/op.*$`)
+var benchLineRE = regexp.MustCompile(`(?m)\b\d+\s+[\d.]+ ns/op.*$`)
 
 // profiles runs bench/handler's benchmarks against the large data set with
 // CPU and allocation profiles, keeping them in bench/out.

@@ -217,12 +217,23 @@ type rowSource interface {
 // profile of the 100-row page. Those statements bypass bun's query hooks,
 // so it feeds Health and the statement log itself.
 func (d *DB) query(ctx context.Context, read func(rowSource) error, query string, args ...any) error {
+	return d.run(ctx, read, d.prepare, query, args)
+}
+
+// queryPlanned is query for a statement whose best plan depends on its
+// values: it is never prepared, so the server plans it for them every time
+// rather than settling on a generic plan.
+func (d *DB) queryPlanned(ctx context.Context, read func(rowSource) error, query string, args ...any) error {
+	return d.run(ctx, read, false, query, args)
+}
+
+func (d *DB) run(ctx context.Context, read func(rowSource) error, prepare bool, query string, args []any) error {
 	if d.log != nil {
-		d.log.add(Statement{SQL: query, Args: args})
+		d.log.add(Statement{SQL: query, Args: args, Unprepared: !prepare})
 	}
 	var err error
 	if d.pgx {
-		err = d.queryPgx(ctx, read, query, args)
+		err = d.queryPgx(ctx, read, prepare, query, args)
 	} else {
 		err = d.querySQL(ctx, read, query, args)
 	}
@@ -242,14 +253,14 @@ func (d *DB) querySQL(ctx context.Context, read func(rowSource) error, query str
 	return rows.Close()
 }
 
-func (d *DB) queryPgx(ctx context.Context, read func(rowSource) error, query string, args []any) error {
+func (d *DB) queryPgx(ctx context.Context, read func(rowSource) error, prepare bool, query string, args []any) error {
 	conn, err := d.bun.DB.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	mode := pgx.QueryExecModeSimpleProtocol
-	if d.prepare {
+	if prepare {
 		mode = pgx.QueryExecModeCacheStatement
 	}
 	bound := make([]any, 0, len(args)+1)

@@ -36,6 +36,10 @@ func TestQueriesUseIndexes(t *testing.T) {
 			_, err := d.MessagesOfTopic(ctx, db.MessageFilter{TopicID: 7, Timestamp: ts, Order: model.Asc, Limit: 25})
 			return err
 		},
+		"MessagesOfTopic/both": func() error {
+			_, err := d.MessagesOfTopic(ctx, db.MessageFilter{TopicID: 7, SequenceNumber: seq, Timestamp: ts, Order: model.Desc, Limit: 25})
+			return err
+		},
 		"TopicExists": func() error { _, err := d.TopicExists(ctx, 7); return err },
 		"Topic":       func() error { _, err := d.Topic(ctx, 7); return ignoreNotFound(err) },
 		"Topics": func() error {

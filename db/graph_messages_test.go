@@ -266,7 +266,7 @@ func TestGraphQueriesUseIndexes(t *testing.T) {
 			_, _ = conn.ExecContext(ctx, "RESET enable_seqscan")
 			conn.Close()
 			if strings.Contains(p, "Seq Scan") || !strings.Contains(p, "Index") {
-				t.Errorf("%s: plan of\n%s\n%s", name, stmt, p)
+				t.Errorf("%s: plan of\n%s\n%s", name, stmt.SQL, p)
 			}
 		}
 	}

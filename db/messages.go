@@ -27,7 +27,7 @@ type MessageFilter struct {
 // prepared once per connection (see Options.Prepare), so a request costs the
 // server an execution, not a parse and a plan. A filter of any mix of
 // conditions is reduced to one range and one exclusion list per column
-// (model.RangeOf), so four texts (two orders, two directions) serve every
+// (model.RangeOf), so six texts (three shapes, two directions) serve every
 // page.
 const (
 	messageBySequenceSQL = "SELECT " + messageColumns + " FROM topic_message WHERE topic_id = $1 AND sequence_number = $2"
@@ -41,13 +41,30 @@ const (
 		"ON m.topic_id = t.entity_id AND m.consensus_timestamp = t.consensus_timestamp " +
 		"WHERE t.consensus_timestamp = $1 AND t.result = 22 AND t.type = 27 LIMIT 2"
 
-	messagePageSQL = "SELECT " + messageColumns + " FROM topic_message WHERE topic_id = $1" +
+	// A page ordered by sequence number (only sequence numbers filtered)
+	// or by consensus timestamp (no sequence number filtered): one range and
+	// one exclusion list on the order's own column, so the generic plan a
+	// prepared statement settles on walks that column's index whatever the
+	// values (measured: planning 0.01 ms a request instead of 0.08).
+	messagePageBySequence = "SELECT " + messageColumns + " FROM topic_message WHERE topic_id = $1" +
+		" AND sequence_number BETWEEN $2 AND $3 AND sequence_number <> ALL ($4::bigint[])"
+	messagePageBySequenceAsc  = messagePageBySequence + " ORDER BY sequence_number ASC LIMIT $5"
+	messagePageBySequenceDesc = messagePageBySequence + " ORDER BY sequence_number DESC LIMIT $5"
+	messagePageByTimestamp    = "SELECT " + messageColumns + " FROM topic_message WHERE topic_id = $1" +
+		" AND consensus_timestamp BETWEEN $2 AND $3 AND consensus_timestamp <> ALL ($4::bigint[])"
+	messagePageByTimestampAsc  = messagePageByTimestamp + " ORDER BY consensus_timestamp ASC LIMIT $5"
+	messagePageByTimestampDesc = messagePageByTimestamp + " ORDER BY consensus_timestamp DESC LIMIT $5"
+
+	// Both columns filtered: the best index depends on the values (a
+	// narrow sequence range wants the sequence index and a sort, a wide
+	// one the timestamp index), and a generic plan cannot know them — one
+	// that walked the timestamp index took 803 ms where the plan for the
+	// values took 0.24. These are planned for their values every time.
+	messagePageMixed = "SELECT " + messageColumns + " FROM topic_message WHERE topic_id = $1" +
 		" AND sequence_number BETWEEN $2 AND $3 AND sequence_number <> ALL ($4::bigint[])" +
 		" AND consensus_timestamp BETWEEN $5 AND $6 AND consensus_timestamp <> ALL ($7::bigint[])"
-	messagePageBySequenceAsc   = messagePageSQL + " ORDER BY sequence_number ASC LIMIT $8"
-	messagePageBySequenceDesc  = messagePageSQL + " ORDER BY sequence_number DESC LIMIT $8"
-	messagePageByTimestampAsc  = messagePageSQL + " ORDER BY consensus_timestamp ASC LIMIT $8"
-	messagePageByTimestampDesc = messagePageSQL + " ORDER BY consensus_timestamp DESC LIMIT $8"
+	messagePageMixedAsc  = messagePageMixed + " ORDER BY consensus_timestamp ASC LIMIT $8"
+	messagePageMixedDesc = messagePageMixed + " ORDER BY consensus_timestamp DESC LIMIT $8"
 )
 
 // MessageBySequence is the message with that sequence number in the topic,
@@ -92,17 +109,22 @@ func (d *DB) MessagesOfTopic(ctx context.Context, f MessageFilter) ([]model.Topi
 	if !ok {
 		return out, nil
 	}
-	query := messagePageByTimestampAsc
-	switch bySeq := f.bySequence(); {
-	case bySeq && f.Order == model.Desc:
-		query = messagePageBySequenceDesc
-	case bySeq:
-		query = messagePageBySequenceAsc
-	case f.Order == model.Desc:
-		query = messagePageByTimestampDesc
+	read := func(rows rowSource) (err error) { out, err = scanMessages(rows, out); return err }
+	var err error
+	switch desc := f.Order == model.Desc; {
+	case f.bySequence() && desc:
+		err = d.query(ctx, read, messagePageBySequenceDesc, int64(f.TopicID), seq.Lo, seq.Hi, seq.NotArray(), int64(f.Limit))
+	case f.bySequence():
+		err = d.query(ctx, read, messagePageBySequenceAsc, int64(f.TopicID), seq.Lo, seq.Hi, seq.NotArray(), int64(f.Limit))
+	case len(f.SequenceNumber) == 0 && desc:
+		err = d.query(ctx, read, messagePageByTimestampDesc, int64(f.TopicID), ts.Lo, ts.Hi, ts.NotArray(), int64(f.Limit))
+	case len(f.SequenceNumber) == 0:
+		err = d.query(ctx, read, messagePageByTimestampAsc, int64(f.TopicID), ts.Lo, ts.Hi, ts.NotArray(), int64(f.Limit))
+	case desc:
+		err = d.queryPlanned(ctx, read, messagePageMixedDesc, int64(f.TopicID), seq.Lo, seq.Hi, seq.NotArray(), ts.Lo, ts.Hi, ts.NotArray(), int64(f.Limit))
+	default:
+		err = d.queryPlanned(ctx, read, messagePageMixedAsc, int64(f.TopicID), seq.Lo, seq.Hi, seq.NotArray(), ts.Lo, ts.Hi, ts.NotArray(), int64(f.Limit))
 	}
-	err := d.query(ctx, func(rows rowSource) (err error) { out, err = scanMessages(rows, out); return err },
-		query, int64(f.TopicID), seq.Lo, seq.Hi, seq.NotArray(), ts.Lo, ts.Hi, ts.NotArray(), int64(f.Limit))
 	if err != nil {
 		return nil, fmt.Errorf("messages of topic %s: %w", f.TopicID, err)
 	}

@@ -21,6 +21,9 @@ type StatementLog struct {
 type Statement struct {
 	SQL  string
 	Args []any
+	// Unprepared: sent to be planned for its values every time
+	// (DB.queryPlanned), never as a prepared statement.
+	Unprepared bool
 }
 
 func (l *StatementLog) add(s Statement) {

@@ -21,7 +21,8 @@ const warmups = 6
 
 // Plan is the text of EXPLAIN (options) for st on conn, one line per plan
 // line. A statement with parameters is prepared, executed warmups times and
-// explained as EXECUTE: the plan a prepared statement settles on.
+// explained as EXECUTE: the plan a prepared statement settles on (or, for
+// one the service never prepares, the plan for its values).
 func Plan(ctx context.Context, conn *sql.Conn, st db.Statement, options string) (string, error) {
 	explain := "EXPLAIN "
 	if options != "" {
@@ -37,6 +38,12 @@ func Plan(ctx context.Context, conn *sql.Conn, st db.Statement, options string) 
 			return "", err
 		}
 		values[i] = v
+	}
+	if st.Unprepared { // the service has it planned for its values every time
+		if _, err := conn.ExecContext(ctx, "SET plan_cache_mode = force_custom_plan"); err != nil {
+			return "", err
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "RESET plan_cache_mode") //nolint:errcheck
 	}
 	if _, err := conn.ExecContext(ctx, "PREPARE mirrorql_explain AS "+st.SQL); err != nil {
 		return "", fmt.Errorf("prepare %s: %w", st.SQL, err)

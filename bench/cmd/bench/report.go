@@ -177,7 +177,7 @@ func (r *report) markdown() string {
 			}
 			title := "**pgbench floor** (by-sequence SELECT, `-M prepared`)"
 			if f.mode != "prepared" {
-				title = "pgbench `-M " + f.mode + "` (same SELECT, values inlined as bun sends them)"
+				title = "pgbench `-M " + f.mode + "` (same SELECT, values inlined: parsed and planned every time)"
 			}
 			if f.err != "" {
 				p("| %s | %d | failed | | | | | | | | |", title, c)

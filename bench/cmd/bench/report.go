@@ -74,7 +74,7 @@ func (r *report) describeMachine(ctx context.Context, adminURL string) error {
 	dirty, _ := exec.Command("git", "status", "--porcelain").Output()
 	tree := strings.TrimSpace(string(commit))
 	if len(dirty) > 0 {
-		tree += " with uncommitted changes (colleagues' work in progress)"
+		tree += " with uncommitted changes"
 	}
 	r.machine = []string{
 		fmt.Sprintf("CPU: %d × %s (`nproc` %d) — **the load generator, the service and PostgreSQL share these cores**; nothing is pinned", runtime.NumCPU(), cpu, runtime.NumCPU()),

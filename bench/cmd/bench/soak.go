@@ -483,9 +483,9 @@ func (r *soakReport) markdown() (string, bool) {
 	}
 	fgoal, finuse := flat(goal, flatRel, flatRSSMargin), flat(inuse, flatRel, flatRSSMargin)
 	p("Not judged, for reading RSS: the Go heap in use (`go_memstats_heap_inuse_bytes`), middle → last third")
-	p("%s → %s MiB, and the GC's heap goal (`go_memstats_next_gc_bytes`, the live heap after the last collection × 2",
+	p("%s → %s MiB, and the GC's heap goal (`go_memstats_next_gc_bytes`, the live heap after the last collection × 4",
 		mib(int64(finuse.middle)), mib(int64(finuse.last)))
-	p("at the default GOGC), %s → %s MiB; RSS also holds goroutine stacks and heap pages the runtime has not yet",
+	p("at the service's GOGC=300, lower near its GOMEMLIMIT), %s → %s MiB; RSS also holds goroutine stacks and heap pages the runtime has not yet",
 		mib(int64(fgoal.middle)), mib(int64(fgoal.last)))
 	p("returned to the OS. Growth inside the rule's margin is not proof of a plateau: a run of 10 minutes cannot")
 	p("tell a leak of a few bytes a request from caches and stacks still growing to their working size; a longer")

@@ -27,7 +27,7 @@ const Endpoint = "/graphql"
 // assets. Mount it on Endpoint and on Endpoint+"/explorer/*".
 func NewHandler(d *db.DB, o Options) http.Handler {
 	api := NewAPI(d, o)
-	page := explorer.Handler(Endpoint)
+	page := explorer.Handler(Endpoint, o.withDefaults().NotFound)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if explorer.WantsPage(r) || strings.HasPrefix(r.URL.Path, Endpoint+explorer.AssetsDir) {
 			page.ServeHTTP(w, r)

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"log/slog"
+	"net/http"
 	"time"
 
 	"mirrorql/db"
@@ -34,6 +35,9 @@ type Options struct {
 	// NoIntrospection refuses __schema and __type queries (the explorer's
 	// docs then stay empty); introspection is allowed by default.
 	NoIntrospection bool
+	// NotFound answers a request for an explorer asset that does not exist,
+	// so it gets the service's own 404 (http.NotFoundHandler when nil).
+	NotFound http.Handler
 }
 
 func (o Options) withDefaults() Options {
@@ -51,6 +55,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
+	}
+	if o.NotFound == nil {
+		o.NotFound = http.NotFoundHandler()
 	}
 	if o.LoaderWait <= 0 {
 		o.LoaderWait = 2 * time.Millisecond

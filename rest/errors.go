@@ -64,3 +64,15 @@ func errorBody(err error) (int, []byte) {
 	j.raw(`]}}`)
 	return ae.status, append([]byte(nil), j.b...)
 }
+
+// NotFoundHandler answers the service's 404 body, for handlers that are
+// mounted under Echo but route further themselves (the GraphQL explorer's
+// assets).
+func NotFoundHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		status, body := errorBody(errNotFound)
+		w.Header().Set("Content-Type", contentTypeJSON)
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+	})
+}

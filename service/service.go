@@ -133,6 +133,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 		Log:              log,
 		NoIntrospection:  !cfg.GraphQLIntrospection,
 		MaxBodyBytes:     cfg.GraphQLMaxBodyBytes,
+		NotFound:         rest.NotFoundHandler(),
 	}))
 	e.Match([]string{http.MethodGet, http.MethodHead, http.MethodPost}, graph.Endpoint, gql)
 	e.Match([]string{http.MethodGet, http.MethodHead}, graph.Endpoint+"/explorer/*", gql)

@@ -145,6 +145,7 @@ var restCases = []restCase{
 	{name: "schedule 4-part id", url: "/api/v1/schedules/0.7.8.9", status: 400, body: errBody("Invalid parameter: scheduleid")},
 	{name: "schedule not found", url: "/api/v1/schedules/0.0.7", status: 404, body: errBody("Not found")},
 	{name: "unknown route", url: "/api/v1/accounts", status: 404, body: errBody("Not found")},
+	{name: "unknown explorer asset", url: "/graphql/explorer/nope.js", status: 404, body: errBody("Not found")},
 	{name: "messages without timestamp", url: "/api/v1/topics/messages", status: 404, body: errBody("Not found")},
 	{name: "liveness", url: "/health/liveness", status: 200, body: ""},
 	{name: "readiness", url: "/health/readiness", status: 200, body: ""},

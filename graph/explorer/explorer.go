@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"embed"
 	"html/template"
-	"io"
 	"mime"
 	"net/http"
 	"path"
@@ -56,7 +55,7 @@ const defaultQuery = `# mirrorql: topics, topic messages and schedules of the Hi
 
 // Handler serves the page at any path except those below endpoint+AssetsDir,
 // which serve the embedded assets.
-func Handler(endpoint string) http.Handler {
+func Handler(endpoint string, notFound http.Handler) http.Handler {
 	var buf bytes.Buffer
 	err := page.Execute(&buf, struct{ Endpoint, Assets, DefaultQuery string }{
 		Endpoint: endpoint, Assets: endpoint + AssetsDir, DefaultQuery: defaultQuery,
@@ -82,10 +81,7 @@ func Handler(endpoint string) http.Handler {
 		}
 		body, err := assets.ReadFile("assets/" + path.Clean("/" + name)[1:])
 		if err != nil {
-			// the service's one body for any path it does not serve
-			w.Header().Set("Content-Type", "application/json; charset=utf-8")
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = io.WriteString(w, `{"_status":{"messages":[{"message":"Not found"}]}}`)
+			notFound.ServeHTTP(w, r)
 			return
 		}
 		if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {

@@ -43,7 +43,11 @@ func TestAssetsMatchREADME(t *testing.T) {
 // TestHandler: the page refers only to embedded assets, which are served
 // with their types; anything else below the assets is not found.
 func TestHandler(t *testing.T) {
-	h := Handler("/graphql")
+	notFound := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte("the service's 404"))
+	})
+	h := Handler("/graphql", notFound)
 	get := func(path string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
@@ -76,8 +80,8 @@ func TestHandler(t *testing.T) {
 		}
 	}
 	for _, path := range []string{"/graphql/explorer/nope.js", "/graphql/explorer/", "/graphql/explorer/../explorer.go"} {
-		if rec := get(path); rec.Code != 404 {
-			t.Errorf("%s: %d", path, rec.Code)
+		if rec := get(path); rec.Code != 404 || rec.Body.String() != "the service's 404" {
+			t.Errorf("%s: %d %q, want the service's 404", path, rec.Code, rec.Body)
 		}
 	}
 }

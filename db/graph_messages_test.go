@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"mirrorql/db"
-	"mirrorql/db/explain"
 	"mirrorql/model"
 	"mirrorql/seed"
 	"mirrorql/tests/testdb"
@@ -252,19 +251,7 @@ func TestGraphQueriesUseIndexes(t *testing.T) {
 			t.Errorf("%s: %d statements", name, len(stmts))
 		}
 		for _, stmt := range stmts {
-			conn, err := b.DB.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
-				t.Fatal(err)
-			}
-			p, err := explain.Plan(ctx, conn, stmt, "")
-			if err != nil {
-				t.Fatalf("%s: explain: %v", name, err)
-			}
-			_, _ = conn.ExecContext(ctx, "RESET enable_seqscan")
-			conn.Close()
+			p := plan(t, b, stmt)
 			if strings.Contains(p, "Seq Scan") || !strings.Contains(p, "Index") {
 				t.Errorf("%s: plan of\n%s\n%s", name, stmt.SQL, p)
 			}

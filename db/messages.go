@@ -109,21 +109,20 @@ func (d *DB) MessagesOfTopic(ctx context.Context, f MessageFilter) ([]model.Topi
 	if !ok {
 		return out, nil
 	}
+	bySeq, byTs, mixed := messagePageBySequenceAsc, messagePageByTimestampAsc, messagePageMixedAsc
+	if f.Order == model.Desc {
+		bySeq, byTs, mixed = messagePageBySequenceDesc, messagePageByTimestampDesc, messagePageMixedDesc
+	}
 	read := func(rows rowSource) (err error) { out, err = scanMessages(rows, out); return err }
+	topic, limit := int64(f.TopicID), int64(f.Limit)
 	var err error
-	switch desc := f.Order == model.Desc; {
-	case f.bySequence() && desc:
-		err = d.query(ctx, read, messagePageBySequenceDesc, int64(f.TopicID), seq.Lo, seq.Hi, seq.NotArray(), int64(f.Limit))
+	switch {
 	case f.bySequence():
-		err = d.query(ctx, read, messagePageBySequenceAsc, int64(f.TopicID), seq.Lo, seq.Hi, seq.NotArray(), int64(f.Limit))
-	case len(f.SequenceNumber) == 0 && desc:
-		err = d.query(ctx, read, messagePageByTimestampDesc, int64(f.TopicID), ts.Lo, ts.Hi, ts.NotArray(), int64(f.Limit))
+		err = d.query(ctx, read, bySeq, topic, seq.Lo, seq.Hi, seq.NotArray(), limit)
 	case len(f.SequenceNumber) == 0:
-		err = d.query(ctx, read, messagePageByTimestampAsc, int64(f.TopicID), ts.Lo, ts.Hi, ts.NotArray(), int64(f.Limit))
-	case desc:
-		err = d.queryPlanned(ctx, read, messagePageMixedDesc, int64(f.TopicID), seq.Lo, seq.Hi, seq.NotArray(), ts.Lo, ts.Hi, ts.NotArray(), int64(f.Limit))
+		err = d.query(ctx, read, byTs, topic, ts.Lo, ts.Hi, ts.NotArray(), limit)
 	default:
-		err = d.queryPlanned(ctx, read, messagePageMixedAsc, int64(f.TopicID), seq.Lo, seq.Hi, seq.NotArray(), ts.Lo, ts.Hi, ts.NotArray(), int64(f.Limit))
+		err = d.queryPlanned(ctx, read, mixed, topic, seq.Lo, seq.Hi, seq.NotArray(), ts.Lo, ts.Hi, ts.NotArray(), limit)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("messages of topic %s: %w", f.TopicID, err)

@@ -82,11 +82,6 @@ type Range struct {
 	Not    []int64
 }
 
-// Bounded reports whether the range excludes anything at all.
-func (r Range) Bounded() bool {
-	return r.Lo != math.MinInt64 || r.Hi != math.MaxInt64 || len(r.Not) > 0
-}
-
 // RangeOf reduces ANDed conditions on an integer column to a Range; ok is
 // false when no value can satisfy them all (lt the minimum, gt:5&lt:3, …).
 func RangeOf[T ~int64](conds []Condition[T]) (r Range, ok bool) {

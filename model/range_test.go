@@ -74,9 +74,6 @@ func TestRangeOf(t *testing.T) {
 			if r.Lo != tt.lo || r.Hi != tt.hi || r.NotArray() != tt.not {
 				t.Errorf("RangeOf = [%d, %d] not %s, want [%d, %d] not %s", r.Lo, r.Hi, r.NotArray(), tt.lo, tt.hi, tt.not)
 			}
-			if r.Bounded() != (len(tt.conds) > 0) {
-				t.Errorf("Bounded = %v", r.Bounded())
-			}
 		})
 	}
 }

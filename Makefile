@@ -27,7 +27,8 @@ seed: build ## migrate MIRRORQL_DATABASE_URL and write the data set (SEEDFLAGS="
 docker: ## build the container image mirrorql:local (needs a Docker engine)
 	docker build -t mirrorql:local .
 
-# Every Fuzz* target of every package, one after the other, FUZZTIME each.
+# Every Fuzz* target of every package, one after the other, FUZZTIME each
+# (a duration, 30s, or a count of inputs, 50000x; CI uses a count, see .ci/run).
 # `go test -list` prints a package's matching names, then its "ok <package>" line.
 fuzz: ## run each fuzz target for FUZZTIME (default 10s)
 	@set -e; \

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mirrorql/config"
+	"mirrorql/db"
 	"mirrorql/service"
 )
 
@@ -60,4 +61,11 @@ func testConfig(t *testing.T) config.Config {
 		t.Skipf("configuration from the environment: %v", err)
 	}
 	return cfg
+}
+
+// The query layer's default for pools it wraps (tests) is the service's.
+func TestCoalesceDefault(t *testing.T) {
+	if got := config.Defaults().DBCoalesce; got != db.DefaultCoalesce {
+		t.Errorf("MIRRORQL_DB_COALESCE defaults to %d, db.DefaultCoalesce is %d", got, db.DefaultCoalesce)
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/driver/pgdriver"
 
+	"mirrorql/model"
 	"mirrorql/redact"
 )
 
@@ -39,6 +40,11 @@ type Options struct {
 	// transaction to the next (PgBouncer in transaction mode before 1.21).
 	// pgdriver never prepares.
 	Prepare bool
+	// Coalesce is how many statements each point lookup (a message by
+	// sequence number, by timestamp) may have at the database at once;
+	// lookups beyond that share the next statement (coalescer). 0 sends one
+	// statement per lookup.
+	Coalesce int
 }
 
 // DB is the query layer over one pool.
@@ -48,6 +54,9 @@ type DB struct {
 	pgx     bool          // the pool's connections are pgx's (stdlib)
 	prepare bool          // over pgx: prepare the fixed statements (pgx.QueryExecModeCacheStatement)
 	log     *StatementLog // nil but in tests and the benchmark's EXPLAIN
+
+	bySequence  *coalescer[TopicSequence, *model.TopicMessage]
+	byTimestamp *coalescer[model.Timestamp, *model.TopicMessage]
 }
 
 // Open creates the pool; it does not wait for the database to answer, so the
@@ -126,7 +135,9 @@ func Open(o Options) (*DB, error) {
 	h := &Health{}
 	b.AddQueryHook(h)
 	overPgx := o.Driver != "pgdriver"
-	return &DB{bun: b, health: h, pgx: overPgx, prepare: o.Prepare && overPgx}, nil
+	d := &DB{bun: b, health: h, pgx: overPgx, prepare: o.Prepare && overPgx}
+	d.pointLookups(o.Coalesce)
+	return d, nil
 }
 
 // newPgdriverConnector is pgdriver.NewConnector, which panics on a URL it
@@ -190,8 +201,13 @@ func (c connectTimeout) Connect(ctx context.Context) (driver.Conn, error) {
 // over pgx it prepares the fixed statements, as a pool from Open does.
 func Wrap(b *bun.DB) *DB {
 	_, overPgx := b.DB.Driver().(*stdlib.Driver)
-	return &DB{bun: b, health: &Health{}, pgx: overPgx, prepare: overPgx}
+	d := &DB{bun: b, health: &Health{}, pgx: overPgx, prepare: overPgx}
+	d.pointLookups(DefaultCoalesce)
+	return d
 }
+
+// DefaultCoalesce is Options.Coalesce unless configured (MIRRORQL_DB_COALESCE).
+const DefaultCoalesce = 1
 
 // Record has every statement the query layer sends, with its arguments,
 // logged to l (tests count them and EXPLAIN them).

@@ -28,6 +28,10 @@ func TestQueriesUseIndexes(t *testing.T) {
 	calls := map[string]func() error{
 		"MessageBySequence":  func() error { _, err := d.MessageBySequence(ctx, 7, 1); return ignoreNotFound(err) },
 		"MessageByTimestamp": func() error { _, err := d.MessageByTimestamp(ctx, 5); return ignoreNotFound(err) },
+		"MessagesByTimestamp": func() error {
+			_, err := d.MessagesByTimestamp(ctx, []model.Timestamp{5, 6})
+			return err
+		},
 		"MessagesOfTopic/sequence": func() error {
 			_, err := d.MessagesOfTopic(ctx, db.MessageFilter{TopicID: 7, SequenceNumber: seq, Order: model.Desc, Limit: 25})
 			return err

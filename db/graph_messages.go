@@ -41,40 +41,6 @@ func (d *DB) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f Me
 	return out, nil
 }
 
-// TopicSequence names one message: a topic and a sequence number.
-type TopicSequence struct {
-	TopicID        model.EntityID
-	SequenceNumber int64
-}
-
-// MessagesBySequence is MessageBySequence for several messages in one
-// statement on the unique (topic_id, sequence_number) index. Missing
-// messages are absent from the map.
-func (d *DB) MessagesBySequence(ctx context.Context, keys []TopicSequence) (map[TopicSequence]*model.TopicMessage, error) {
-	out := make(map[TopicSequence]*model.TopicMessage, len(keys))
-	if len(keys) == 0 {
-		return out, nil
-	}
-	topics := make([]int64, len(keys))
-	seqs := make([]int64, len(keys))
-	for i, k := range keys {
-		topics[i], seqs[i] = int64(k.TopicID), k.SequenceNumber
-	}
-	var rows []model.TopicMessage
-	err := d.bun.NewSelect().ColumnExpr(prefixed("m.", messageColumns)).
-		TableExpr("unnest(?::bigint[], ?::bigint[]) AS k(topic_id, sequence_number)",
-			pgdialect.Array(topics), pgdialect.Array(seqs)).
-		Join("JOIN topic_message AS m ON m.topic_id = k.topic_id AND m.sequence_number = k.sequence_number").
-		Scan(ctx, &rows)
-	if err != nil {
-		return nil, fmt.Errorf("%d messages by sequence number: %w", len(keys), err)
-	}
-	for i := range rows {
-		out[TopicSequence{rows[i].TopicID, rows[i].SequenceNumber}] = &rows[i]
-	}
-	return out, nil
-}
-
 // The chunk window: a chunk's siblings are looked for among the messages of
 // its topic whose sequence numbers lie from seq-(number-1)-ChunkWindowSlack
 // to seq+(total-number)+ChunkWindowSlack, with number and total clamped to

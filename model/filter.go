@@ -115,16 +115,19 @@ func RangeOf[T ~int64](conds []Condition[T]) (r Range, ok bool) {
 	return r, true
 }
 
-// NotArray is Not as a PostgreSQL array literal ("{1,2}"), a text value both
+// NotArray is Not as an Int64Array.
+func (r Range) NotArray() string { return Int64Array(r.Not) }
+
+// Int64Array is vs as a PostgreSQL array literal ("{1,2}"), a text value both
 // drivers can bind to a bigint[] parameter.
-func (r Range) NotArray() string {
-	b := make([]byte, 0, 2+len(r.Not)*20)
+func Int64Array[T ~int64](vs []T) string {
+	b := make([]byte, 0, 2+len(vs)*20)
 	b = append(b, '{')
-	for i, v := range r.Not {
+	for i, v := range vs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendInt(b, v, 10)
+		b = strconv.AppendInt(b, int64(v), 10)
 	}
 	return string(append(b, '}'))
 }

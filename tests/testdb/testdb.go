@@ -155,7 +155,7 @@ func Empty(tb testing.TB) (url string, b *bun.DB) {
 	if err != nil {
 		tb.Fatalf("testdb: %v", err)
 	}
-	d, err := db.Open(db.Options{URL: url, ConnectTimeout: 10 * time.Second})
+	d, err := db.Open(db.Options{URL: url, ConnectTimeout: 10 * time.Second, Coalesce: db.DefaultCoalesce})
 	if err != nil {
 		tb.Fatalf("testdb: %v", err)
 	}

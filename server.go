@@ -62,7 +62,8 @@ func main() {
 	if _, set := os.LookupEnv(config.Prefix + "LOG_FORMAT"); cmd == "demo" && !set {
 		cfg.LogFormat = "text" // a person reads the demo's terminal
 	}
-	log, err := observe.NewLogger(os.Stderr, cfg.LogFormat, cfg.LogLevel)
+	logOut := observe.NewLogBuffer(os.Stderr, 64<<10, cfg.LogFlush)
+	log, err := observe.NewLogger(logOut, cfg.LogFormat, cfg.LogLevel)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mirrorql:", err)
 		os.Exit(2)
@@ -87,6 +88,7 @@ func main() {
 	case "healthcheck":
 		err = healthcheck(ctx, cfg)
 	}
+	logOut.Flush() //nolint:errcheck // nowhere left to report it
 	if errors.Is(err, errUsage) {
 		os.Exit(2)
 	}

@@ -41,6 +41,7 @@ type Config struct {
 	// Operations: logging, HTTP server timeouts, shutdown.
 	LogFormat             string        `env:"LOG_FORMAT" envDefault:"json"`
 	LogLevel              string        `env:"LOG_LEVEL" envDefault:"info"`
+	LogFlush              time.Duration `env:"LOG_FLUSH" envDefault:"100ms"`
 	ShutdownGrace         time.Duration `env:"SHUTDOWN_GRACE" envDefault:"15s"`
 	HTTPReadHeaderTimeout time.Duration `env:"HTTP_READ_HEADER_TIMEOUT" envDefault:"5s"`
 	HTTPReadTimeout       time.Duration `env:"HTTP_READ_TIMEOUT" envDefault:"15s"`

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
@@ -41,11 +42,15 @@ func NewHandler(d *db.DB, o Options) http.Handler {
 // GET transports, introspection, a parsed-query cache, the operation guard
 // (depth and complexity), the parser's token limit, the body size limit and
 // the request's dataloaders.
-func NewAPI(d *db.DB, o Options) http.Handler {
+func NewAPI(d *db.DB, o Options) http.Handler { return newAPI(d, o, postJSON{}) }
+
+// newAPI is NewAPI with the POST transport given (tests compare postJSON with
+// gqlgen's own).
+func newAPI(d *db.DB, o Options, post graphql.Transport) http.Handler {
 	o = o.withDefaults()
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{db: d, opts: o}}))
 	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(post)
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(o.MaxTokens)
 	if !o.NoIntrospection {

@@ -39,6 +39,13 @@ type loaders struct {
 
 	mu      sync.Mutex
 	filters map[string]db.MessageFilter
+
+	// The loaders are made on a request's first nested field: most
+	// requests have none, and making four loaders is a few per cent of a
+	// small request's allocations.
+	db   *db.DB
+	wait time.Duration
+	once sync.Once
 }
 
 // messageRows are one key's rows and the page of the whole batch they
@@ -56,7 +63,15 @@ type messagesKey struct {
 type loadersKey struct{}
 
 func newLoaders(d *db.DB, wait time.Duration) *loaders {
-	l := &loaders{filters: map[string]db.MessageFilter{}}
+	return &loaders{db: d, wait: wait}
+}
+
+// ready makes the loaders, once.
+func (l *loaders) ready() { l.once.Do(l.make) }
+
+func (l *loaders) make() {
+	d, wait := l.db, l.wait
+	l.filters = map[string]db.MessageFilter{}
 	l.topic = dataloader.NewBatchedLoader(func(ctx context.Context, ids []model.EntityID) []*dataloader.Result[*view.Topic] {
 		rows, err := d.TopicsByID(ctx, ids)
 		if err != nil {
@@ -122,7 +137,6 @@ func newLoaders(d *db.DB, wait time.Duration) *loaders {
 		}
 		return sharePage(chunks)
 	}, dataloader.WithWait[*model.TopicMessage, messageRows](wait))
-	return l
 }
 
 // sharePage copies the lists of a batch into one backing array, the rows of
@@ -154,6 +168,7 @@ func sharePage(lists [][]model.TopicMessage) []*dataloader.Result[messageRows] {
 // for every sibling of the node (view.Page), then waits for its own.
 
 func (l *loaders) topicOf(ctx context.Context, m *view.TopicMessage) (*view.Topic, error) {
+	l.ready()
 	if m.Page.FirstTime("topic") {
 		seen := map[model.EntityID]bool{}
 		for i := range m.Page.Rows {
@@ -167,6 +182,7 @@ func (l *loaders) topicOf(ctx context.Context, m *view.TopicMessage) (*view.Topi
 }
 
 func (l *loaders) chunksOf(ctx context.Context, m *view.TopicMessage) (messageRows, error) {
+	l.ready()
 	if m.Page.FirstTime("chunks") {
 		for i := range m.Page.Rows {
 			if m.Page.Rows[i].ChunkNum != nil {
@@ -178,6 +194,7 @@ func (l *loaders) chunksOf(ctx context.Context, m *view.TopicMessage) (messageRo
 }
 
 func (l *loaders) messageOf(ctx context.Context, t *view.Topic, seq int64) (*view.TopicMessage, error) {
+	l.ready()
 	if t.Page.FirstTime("message|" + strconv.FormatInt(seq, 10)) {
 		for i := range t.Page.Rows {
 			l.message.Load(ctx, db.TopicSequence{TopicID: t.Page.Rows[i].ID, SequenceNumber: seq})
@@ -188,6 +205,7 @@ func (l *loaders) messageOf(ctx context.Context, t *view.Topic, seq int64) (*vie
 
 // messagesOf loads one topic's page through the batch of its filter.
 func (l *loaders) messagesOf(ctx context.Context, t *view.Topic, f db.MessageFilter) (messageRows, error) {
+	l.ready()
 	fk := filterKey(f)
 	l.mu.Lock()
 	l.filters[fk] = f

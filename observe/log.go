@@ -3,6 +3,7 @@
 package observe
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,17 +13,49 @@ import (
 
 // NewLogger builds the service's logger: format "json" or "text", level
 // debug, info, warn or error (MIRRORQL_LOG_FORMAT, MIRRORQL_LOG_LEVEL).
+// Over a LogBuffer, the access log's lines are held and all others written
+// at once.
 func NewLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	lvl, err := config.ParseLogLevel(level)
 	if err != nil {
 		return nil, err
 	}
 	opts := &slog.HandlerOptions{Level: lvl}
+	var handler func(io.Writer) slog.Handler
 	switch format {
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		handler = func(w io.Writer) slog.Handler { return slog.NewJSONHandler(w, opts) }
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		handler = func(w io.Writer) slog.Handler { return slog.NewTextHandler(w, opts) }
+	default:
+		return nil, fmt.Errorf("unknown log format %q (json or text)", format)
 	}
-	return nil, fmt.Errorf("unknown log format %q (json or text)", format)
+	if b, ok := w.(*LogBuffer); ok {
+		return slog.New(accessSplit{access: handler(b), other: handler(b.Now())}), nil
+	}
+	return slog.New(handler(w)), nil
+}
+
+// accessMessage is the message of the access log's lines (Middleware).
+const accessMessage = "request"
+
+// accessSplit sends the access log's lines below warning level to one
+// handler and every other line to another.
+type accessSplit struct{ access, other slog.Handler }
+
+func (s accessSplit) Enabled(ctx context.Context, l slog.Level) bool { return s.other.Enabled(ctx, l) }
+
+func (s accessSplit) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == accessMessage && r.Level < slog.LevelWarn {
+		return s.access.Handle(ctx, r)
+	}
+	return s.other.Handle(ctx, r)
+}
+
+func (s accessSplit) WithAttrs(as []slog.Attr) slog.Handler {
+	return accessSplit{s.access.WithAttrs(as), s.other.WithAttrs(as)}
+}
+
+func (s accessSplit) WithGroup(name string) slog.Handler {
+	return accessSplit{s.access.WithGroup(name), s.other.WithGroup(name)}
 }

@@ -95,7 +95,7 @@ func Middleware(o MiddlewareOptions) echo.MiddlewareFunc {
 				if quiet[route] && status < 500 {
 					level = slog.LevelDebug
 				}
-				o.Log.LogAttrs(ctx, level, "request",
+				o.Log.LogAttrs(ctx, level, accessMessage,
 					slog.String("method", r.Method),
 					slog.String("route", route),
 					slog.String("path", r.URL.Path),

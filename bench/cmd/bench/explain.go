@@ -13,12 +13,13 @@ import (
 	"mirrorql/bench/handler"
 	"mirrorql/db"
 	"mirrorql/db/explain"
+	"mirrorql/model"
 )
 
 // plan is the EXPLAIN (ANALYZE, BUFFERS) of one statement a route sent.
 type plan struct {
 	route string
-	path  string
+	path  string // what sent it, as Markdown
 	sql   string
 	text  string
 }
@@ -45,6 +46,21 @@ func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 		{"list-gt-100", fmt.Sprintf("/api/v1/topics/%s/messages?sequencenumber=gt:%d&limit=100", entity(o.TopicID(0)), mid)},
 	}
 	var out []plan
+	explainSent := func(route, path string) error {
+		for _, stmt := range rec.Take() {
+			conn, err := qdb.Bun().DB.Conn(ctx)
+			if err != nil {
+				return err
+			}
+			text, err := explain.Plan(ctx, conn, stmt, "ANALYZE, BUFFERS")
+			conn.Close()
+			if err != nil {
+				return err
+			}
+			out = append(out, plan{route: route, path: path, sql: statementText(stmt), text: text})
+		}
+		return nil
+	}
 	for _, p := range paths {
 		rec.Take()
 		w := httptest.NewRecorder()
@@ -52,18 +68,31 @@ func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 		if w.Code != 200 {
 			return out, fmt.Errorf("%s: status %d: %s", p.path, w.Code, w.Body)
 		}
-		for _, stmt := range rec.Take() {
-			conn, err := qdb.Bun().DB.Conn(ctx)
-			if err != nil {
-				return out, err
-			}
-			text, err := explain.Plan(ctx, conn, stmt, "ANALYZE, BUFFERS")
-			conn.Close()
-			if err != nil {
-				return out, err
-			}
-			out = append(out, plan{route: p.route, path: p.path, sql: statementText(stmt), text: text})
+		if err := explainSent(p.route, "`GET "+p.path+"`"); err != nil {
+			return out, err
 		}
+	}
+	// What a busy service sends instead for the two point lookups: one
+	// statement for the lookups that waited (db/coalesce.go), 16 here.
+	keys := make([]db.TopicSequence, 16)
+	stamps := make([]model.Timestamp, len(keys))
+	for i := range keys {
+		seq := 1 + int64(i)*(hot/int64(len(keys)))
+		keys[i] = db.TopicSequence{TopicID: model.EntityID(o.TopicID(0)), SequenceNumber: seq}
+		stamps[i] = model.Timestamp(o.MessageTimestamp(0, seq))
+	}
+	rec.Take()
+	if _, err := qdb.MessagesBySequence(ctx, keys); err != nil {
+		return out, err
+	}
+	if err := explainSent("by-sequence", "16 concurrent lookups, coalesced (db/coalesce.go),"); err != nil {
+		return out, err
+	}
+	if _, err := qdb.MessagesByTimestamp(ctx, stamps); err != nil {
+		return out, err
+	}
+	if err := explainSent("by-timestamp", "16 concurrent lookups, coalesced,"); err != nil {
+		return out, err
 	}
 	return out, nil
 }

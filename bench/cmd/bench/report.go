@@ -314,7 +314,7 @@ func (r *report) markdown() string {
 		p("### %s", title)
 		for _, pl := range plans {
 			p("")
-			p("%s — `GET %s` sends:", pl.route, pl.path)
+			p("%s — %s sends:", pl.route, pl.path)
 			p("")
 			p("```sql")
 			p("%s", pl.sql)

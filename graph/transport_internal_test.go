@@ -1,0 +1,104 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/google/go-cmp/cmp"
+
+	"mirrorql/db"
+	"mirrorql/tests/testdb"
+)
+
+// TestPostJSONAnswersAsGqlgen: postJSON answers every kind of request —
+// found, not found, field errors, invalid operations, undecodable bodies,
+// introspection — with the status, media type and JSON gqlgen's own POST
+// transport gives, for each kind of Accept header.
+func TestPostJSONAnswersAsGqlgen(t *testing.T) {
+	_, b := testdb.New(t)
+	fixture, err := os.ReadFile("testdata/fixture.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.DB.ExecContext(context.Background(), string(fixture)); err != nil {
+		t.Fatal(err)
+	}
+	d := db.Wrap(b)
+	o := Options{Now: func() time.Time { return time.Unix(1_300_000_000, 0) }}
+	ours, theirs := newAPI(d, o, postJSON{}), newAPI(d, o, transport.POST{})
+
+	bodies := map[string]string{
+		"found":             `{"query":"query($t: EntityId!, $s: Long!) { topicMessage(topicId: $t, sequenceNumber: $s) { topicId sequenceNumber consensusTimestamp message runningHash topic { id memo } } }","variables":{"t":"0.0.7","s":1}}`,
+		"not found":         `{"query":"{ topicMessage(topicId: \"7\", sequenceNumber: 999) { sequenceNumber } }"}`,
+		"bad argument":      `{"query":"{ topicMessage(topicId: \"x.y\", sequenceNumber: 1) { sequenceNumber } }"}`,
+		"page":              `{"query":"{ topic(id: \"7\") { messages(first: 3) { nodes { sequenceNumber chunkInfo { number total } } pageInfo { hasNextPage endCursor } } } }"}`,
+		"unknown field":     `{"query":"{ topicMessage(topicId: \"7\", sequenceNumber: 1) { nope } }"}`,
+		"syntax":            `{"query":"{ topicMessage("}`,
+		"bad variable":      `{"query":"query($s: Long!) { topicMessage(topicId: \"7\", sequenceNumber: $s) { sequenceNumber } }","variables":{"s":"one"}}`,
+		"operation name":    `{"query":"query A { topics { nodes { id } } } query B { schedules { nodes { scheduleId } } }","operationName":"B"}`,
+		"missing operation": `{"query":"query A { topics { nodes { id } } } query B { topics { nodes { id } } }"}`,
+		"not json":          `{"query": `,
+		"not an object":     `[1, 2]`,
+		"typename":          `{"query":"{ __typename }"}`,
+		"introspection":     `{"query":"{ __type(name: \"Topic\") { name fields { name } } }"}`,
+	}
+	accepts := []string{"", "*/*", "application/json", "application/graphql-response+json",
+		"application/graphql-response+json, application/json;q=0.9", "text/html", "application/*", "bad;;"}
+	for name, body := range bodies {
+		for _, accept := range accepts {
+			got, want := post(t, ours, body, accept), post(t, theirs, body, accept)
+			if got.Code != want.Code || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
+				t.Errorf("%s, Accept %q: %d %s, gqlgen %d %s", name, accept, got.Code, got.Header().Get("Content-Type"),
+					want.Code, want.Header().Get("Content-Type"))
+			}
+			var g, w any
+			if err := json.Unmarshal(got.Body.Bytes(), &g); err != nil {
+				t.Fatalf("%s: %v\n%s", name, err, got.Body)
+			}
+			json.Unmarshal(want.Body.Bytes(), &w) //nolint:errcheck
+			if diff := cmp.Diff(w, g); diff != "" {
+				t.Errorf("%s, Accept %q: body differs from gqlgen's (-gqlgen +ours):\n%s", name, accept, diff)
+			}
+			if got.Body.String() != want.Body.String() && !strings.ContainsAny(want.Body.String(), `\`) {
+				t.Errorf("%s: bytes differ:\n%s\n%s", name, got.Body, want.Body)
+			}
+		}
+	}
+}
+
+func post(t *testing.T, h http.Handler, body, accept string) *httptest.ResponseRecorder {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodPost, Endpoint, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	if accept != "" {
+		r.Header.Set("Accept", accept)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+func TestResponseType(t *testing.T) {
+	for accept, want := range map[string]string{
+		"":                                  "application/json",
+		"*/*":                               "application/json",
+		"application/*":                     "application/json",
+		"application/json":                  "application/json",
+		"application/graphql-response+json": "application/graphql-response+json",
+		"text/html, application/graphql-response+json, application/json": "application/graphql-response+json",
+		"text/html, application/json;q=0.5":                              "application/json",
+		"text/html":                                                      "application/graphql-response+json",
+		";;, */*":                                                        "application/json",
+	} {
+		if got := responseType(accept); got != want {
+			t.Errorf("responseType(%q) = %s, want %s", accept, got, want)
+		}
+	}
+}

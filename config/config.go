@@ -24,7 +24,7 @@ type Config struct {
 	DatabaseURL          string        `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/mirror_node?sslmode=disable"`
 	DBDriver             string        `env:"DB_DRIVER" envDefault:"pgx"`
 	DBPrepare            bool          `env:"DB_PREPARE" envDefault:"true"`
-	DBCoalesce           int           `env:"DB_COALESCE" envDefault:"1"`
+	DBCoalesce           int           `env:"DB_COALESCE" envDefault:"4"`
 	DBPoolSize           int           `env:"DB_POOL_SIZE" envDefault:"10"`
 	DBStatementTimeout   time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"20s"`
 	DBConnectTimeout     time.Duration `env:"DB_CONNECT_TIMEOUT" envDefault:"1s"`

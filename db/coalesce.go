@@ -7,31 +7,38 @@ import (
 
 // coalescer lets concurrent point lookups of one kind share statements.
 //
-// A lookup that finds fewer than limit statements of its kind at the
-// database runs alone and at once, exactly as without a coalescer. One that
-// finds them all busy queues instead, and the statement that finishes next
-// sends every queued key (up to maxBatch) in one statement. An idle service
-// therefore answers with no added wait, and a busy one sends far fewer
-// statements than it answers lookups: on the by-sequence route the round
-// trip to the server (a write and a read system call, the server's parse of
-// a Bind/Execute, its executor start-up) was half of the service's CPU
-// profile and most of the server's.
+// While at most spread lookups of its kind are in progress, a lookup runs
+// alone and at once, exactly as without a coalescer. Beyond that it queues,
+// and one statement at a time fetches every queued key (up to maxBatch):
+// the first statement to finish while lookups wait sends them, and goes on
+// until none wait. A lightly loaded service therefore answers as if there
+// were no coalescer, and a busy one sends a fraction of the statements. On
+// the by-sequence route the round trip to the server (a write and a read
+// system call, the server's Bind/Execute and executor start-up) was half of
+// the service's CPU profile and most of the server's; batching them when
+// requests pile up is what lets the service keep up with the server.
 //
-// A time-window batcher (a dataloader's wait) would add its window to every
-// lookup, busy or not; this one batches only what would have waited for a
-// connection anyway.
+// Why not coalesce always: with few lookups in progress there is no other
+// work to do while one statement runs, and waiting for it idles the CPU —
+// measured at 4 connections, every lookup after the first queued behind
+// one statement: 15 % fewer requests a second than without coalescing. And
+// why not a dataloader's time window: it adds its window to every lookup,
+// busy or not; this batches only lookups that would otherwise have waited
+// for the server anyway.
 //
 // Callers asking for the same key in one batch share the value: it must be
 // read only.
 type coalescer[K comparable, V any] struct {
 	one      func(ctx context.Context, key K) (V, error)
 	many     func(ctx context.Context, keys []K) (map[K]V, error) // a key missing from the map is ErrNotFound
-	limit    int
+	spread   int
 	maxBatch int
 
-	mu      sync.Mutex
-	running int // statements of this kind at the database
-	queue   []*waiter[K, V]
+	mu         sync.Mutex
+	inProgress int  // lookups that have not returned
+	running    int  // statements at the database
+	batching   bool // one of them is a batch, and its goroutine drains the queue
+	queue      []*waiter[K, V]
 }
 
 // waiter is one queued lookup.
@@ -57,23 +64,29 @@ type batch[K comparable, V any] struct {
 
 const defaultMaxBatch = 128
 
-func newCoalescer[K comparable, V any](limit int, one func(context.Context, K) (V, error),
+func newCoalescer[K comparable, V any](spread int, one func(context.Context, K) (V, error),
 	many func(context.Context, []K) (map[K]V, error)) *coalescer[K, V] {
-	return &coalescer[K, V]{one: one, many: many, limit: limit, maxBatch: defaultMaxBatch}
+	return &coalescer[K, V]{one: one, many: many, spread: spread, maxBatch: defaultMaxBatch}
 }
 
 // get looks key up, alone or in a batch.
 func (c *coalescer[K, V]) get(ctx context.Context, key K) (V, error) {
-	if c == nil || c.limit <= 0 {
+	if c.spread <= 0 {
 		return c.one(ctx, key)
 	}
 	c.mu.Lock()
-	if c.running < c.limit {
+	c.inProgress++
+	if c.inProgress <= c.spread || c.running == 0 {
 		c.running++
 		c.mu.Unlock()
 		v, err := c.one(ctx, key)
-		if next := c.next(); next != nil {
-			go c.drain(next)
+		c.mu.Lock()
+		c.inProgress--
+		if b := c.handOn(); b != nil {
+			c.mu.Unlock()
+			go c.drain(b)
+		} else {
+			c.mu.Unlock()
 		}
 		return v, err
 	}
@@ -96,7 +109,11 @@ func (c *coalescer[K, V]) get(ctx context.Context, key K) (V, error) {
 func (c *coalescer[K, V]) leave(w *waiter[K, V]) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if w.gone {
+		return // answered meanwhile
+	}
 	w.gone = true
+	c.inProgress--
 	if b := w.batch; b != nil {
 		if b.waiting--; b.waiting == 0 {
 			b.cancel()
@@ -104,12 +121,15 @@ func (c *coalescer[K, V]) leave(w *waiter[K, V]) {
 	}
 }
 
-// next takes the queued waiters that still wait (up to maxBatch) for the
-// statement that has just finished to hand on; nil when there are none, and
-// the statement's slot is then given back.
-func (c *coalescer[K, V]) next() *batch[K, V] {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// handOn is called with mu held by a statement that has finished: it takes
+// the queued waiters that still wait (up to maxBatch) when no batch is at
+// the database, for this statement's slot to send. Otherwise, or when none
+// wait, the slot is given back and handOn returns nil.
+func (c *coalescer[K, V]) handOn() *batch[K, V] {
+	if c.batching || len(c.queue) == 0 {
+		c.running--
+		return nil
+	}
 	var taken []*waiter[K, V]
 	n := 0
 	for n < len(c.queue) && len(taken) < c.maxBatch {
@@ -127,6 +147,7 @@ func (c *coalescer[K, V]) next() *batch[K, V] {
 		c.running--
 		return nil
 	}
+	c.batching = true
 	b := &batch[K, V]{waiters: taken, waiting: len(taken)}
 	b.ctx, b.cancel = context.WithCancel(context.WithoutCancel(taken[0].ctx))
 	for _, w := range taken {
@@ -135,8 +156,7 @@ func (c *coalescer[K, V]) next() *batch[K, V] {
 	return b
 }
 
-// drain runs batches in the slot of a finished statement until the queue
-// is empty.
+// drain sends batches, one statement at a time, until no lookup waits.
 func (c *coalescer[K, V]) drain(b *batch[K, V]) {
 	for b != nil {
 		keys := make([]K, 0, len(b.waiters))
@@ -149,7 +169,11 @@ func (c *coalescer[K, V]) drain(b *batch[K, V]) {
 		}
 		vals, err := c.many(b.ctx, keys)
 		b.cancel()
+		c.mu.Lock()
 		for _, w := range b.waiters {
+			if w.gone {
+				continue // counted out by leave
+			}
 			if err != nil {
 				w.err = err
 			} else if v, ok := vals[w.key]; ok {
@@ -157,8 +181,12 @@ func (c *coalescer[K, V]) drain(b *batch[K, V]) {
 			} else {
 				w.err = ErrNotFound
 			}
+			w.gone = true // answered: a late leave must not count it again
+			c.inProgress--
 			close(w.done)
 		}
-		b = c.next()
+		c.batching = false
+		b = c.handOn()
+		c.mu.Unlock()
 	}
 }

@@ -294,7 +294,15 @@ func TestCoalescerCancelsAbandonedBatch(t *testing.T) {
 // looked up, and the slots are all given back.
 func TestCoalescerConcurrent(t *testing.T) {
 	f := &fakeLookups{}
-	c := newCoalescer(2, f.one, f.many)
+	var batches, most atomic.Int32
+	many := func(ctx context.Context, ks []int) (map[int]int, error) {
+		n := batches.Add(1)
+		defer batches.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		return f.many(ctx, ks)
+	}
+	c := newCoalescer(2, f.one, many)
 	var wg sync.WaitGroup
 	for g := range 64 {
 		wg.Add(1)
@@ -315,6 +323,9 @@ func TestCoalescerConcurrent(t *testing.T) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	t.Logf("%d lookups: %d alone, %d in %d batches", 64*200, len(f.ones), 64*200-len(f.ones), len(f.batches))
+	if most.Load() > 1 {
+		t.Errorf("%d batches at the database at once, want at most 1", most.Load())
+	}
 }
 
 func TestCoalescerOff(t *testing.T) {
@@ -353,7 +364,38 @@ func waitIdle(t *testing.T, c *coalescer[int, int]) {
 	waitRunning(t, c, 0)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.queue) != 0 {
-		t.Errorf("%d lookups still queued", len(c.queue))
+	if len(c.queue) != 0 || c.inProgress != 0 || c.batching {
+		t.Errorf("%d lookups still queued, %d in progress, batching %v", len(c.queue), c.inProgress, c.batching)
+	}
+}
+
+// Up to spread lookups in progress run alone, side by side; the next queues.
+func TestCoalescerSpread(t *testing.T) {
+	f := &fakeLookups{release: make(chan struct{}), started: make(chan struct{}, 16)}
+	c := newCoalescer(3, f.one, f.many)
+	ctx := context.Background()
+	done := make(chan result, 3)
+	for k := range 3 {
+		go func() {
+			v, err := c.get(ctx, k)
+			done <- result{k, v, err}
+		}()
+	}
+	for range 3 {
+		<-f.started // three statements at once
+	}
+	waiting := queue(t, c, ctx, 7)
+	close(f.release)
+	for range 3 {
+		if r := <-done; r.err != nil || r.val != 10*r.key {
+			t.Errorf("key %d: %d, %v", r.key, r.val, r.err)
+		}
+	}
+	if r := <-waiting; r.err != nil || r.val != 70 {
+		t.Errorf("queued key: %d, %v", r.val, r.err)
+	}
+	waitIdle(t, c)
+	if len(f.ones) != 3 || len(f.batches) != 1 {
+		t.Errorf("%d alone, %d batches; want 3 and 1", len(f.ones), len(f.batches))
 	}
 }

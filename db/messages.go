@@ -59,8 +59,8 @@ const (
 
 	// A page ordered by sequence number (only sequence numbers filtered)
 	// or by consensus timestamp (no sequence number filtered): one range and
-	// one exclusion list on the order's own column, so the generic plan a
-	// prepared statement settles on walks that column's index whatever the
+	// one exclusion list on the order's own column, so the generic plan the
+	// prepared statement uses walks that column's index whatever the
 	// values (measured: planning 0.01 ms a request instead of 0.08).
 	messagePageBySequence = "SELECT " + messageColumns + " FROM topic_message WHERE topic_id = $1" +
 		" AND sequence_number BETWEEN $2 AND $3 AND sequence_number <> ALL ($4::bigint[])"

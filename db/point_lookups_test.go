@@ -50,6 +50,10 @@ func TestPointLookupsCoalesced(t *testing.T) {
 	defer shared.Close()
 	rec := &db.StatementLog{}
 	shared.Record(rec)
+	var mode string
+	if err := shared.Bun().QueryRowContext(ctx, "SHOW plan_cache_mode").Scan(&mode); err != nil || mode != "force_generic_plan" {
+		t.Errorf("plan_cache_mode of a preparing pool: %q, %v", mode, err)
+	}
 
 	type answer struct {
 		m   *model.TopicMessage

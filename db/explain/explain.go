@@ -13,16 +13,11 @@ import (
 	"mirrorql/db"
 )
 
-// warmups is how many times a parameterised statement runs before it is
-// explained: PostgreSQL plans the first five executions of a prepared
-// statement for their values, then may switch to a generic plan, which is
-// what a long-lived connection of the service then uses.
-const warmups = 6
-
 // Plan is the text of EXPLAIN (options) for st on conn, one line per plan
-// line. A statement with parameters is prepared, executed warmups times and
-// explained as EXECUTE: the plan a prepared statement settles on (or, for
-// one the service never prepares, the plan for its values).
+// line. A statement with parameters is prepared and explained as EXECUTE
+// with its generic plan, the one the service's prepared statements use
+// (db: plan_cache_mode = force_generic_plan), or, for one the service never
+// prepares, with the plan for its values.
 func Plan(ctx context.Context, conn *sql.Conn, st db.Statement, options string) (string, error) {
 	explain := "EXPLAIN "
 	if options != "" {
@@ -39,23 +34,19 @@ func Plan(ctx context.Context, conn *sql.Conn, st db.Statement, options string) 
 		}
 		values[i] = v
 	}
+	mode := "force_generic_plan"
 	if st.Unprepared { // the service has it planned for its values every time
-		if _, err := conn.ExecContext(ctx, "SET plan_cache_mode = force_custom_plan"); err != nil {
-			return "", err
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), "RESET plan_cache_mode") //nolint:errcheck
+		mode = "force_custom_plan"
 	}
+	if _, err := conn.ExecContext(ctx, "SET plan_cache_mode = "+mode); err != nil {
+		return "", err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "RESET plan_cache_mode") //nolint:errcheck
 	if _, err := conn.ExecContext(ctx, "PREPARE mirrorql_explain AS "+st.SQL); err != nil {
 		return "", fmt.Errorf("prepare %s: %w", st.SQL, err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DEALLOCATE mirrorql_explain") //nolint:errcheck
-	execute := "EXECUTE mirrorql_explain(" + strings.Join(values, ", ") + ")"
-	for i := 0; i < warmups; i++ {
-		if _, err := lines(ctx, conn, execute); err != nil {
-			return "", err
-		}
-	}
-	return lines(ctx, conn, explain+execute)
+	return lines(ctx, conn, explain+"EXECUTE mirrorql_explain("+strings.Join(values, ", ")+")")
 }
 
 // literal writes a statement argument as SQL text: the query layer binds

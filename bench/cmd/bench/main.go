@@ -54,6 +54,7 @@ type flags struct {
 	pool            int
 	schedules       int
 	reuse           bool
+	floor           bool
 	out             string
 	profile         bool
 	skipSmall       bool
@@ -83,6 +84,7 @@ func parseFlags() flags {
 	flag.StringVar(&conns, "conns", "32,64", "connection counts")
 	flag.IntVar(&f.pool, "pool", 16, "MIRRORQL_DB_POOL_SIZE of the service")
 	flag.IntVar(&f.schedules, "schedules", 20_000, "schedules in the large data set")
+	flag.BoolVar(&f.floor, "floor", true, "measure the pgbench floor (off: quick comparisons of the service alone)")
 	flag.BoolVar(&f.reuse, "reuse", false, "keep databases already seeded with the same options by an earlier run")
 	flag.StringVar(&f.out, "out", "BENCHMARKS.md", "file whose generated section is replaced ('' to only print)")
 	flag.BoolVar(&f.profile, "profile", true, "also run the in-process CPU and allocation profiles (bench/handler benchmarks)")
@@ -219,6 +221,9 @@ func run(ctx context.Context, f flags) error {
 	// The floor first, while no service holds connections: pgbench -c64
 	// needs 64 of the server's max_connections.
 	for _, n := range f.conns {
+		if !f.floor {
+			break
+		}
 		modes := []string{"prepared"}
 		if n == f.conns[0] {
 			modes = append(modes, "simple")

@@ -5,11 +5,16 @@ import (
 	"testing"
 )
 
-// The by-timestamp statement spells out messageColumns with the m. alias by
-// hand (a constant cannot call prefixed); it must stay the same list, in the
-// same order, that scanMessages reads.
-func TestMessageByTimestampColumns(t *testing.T) {
-	if want := "SELECT " + prefixed("m.", messageColumns) + " FROM"; !strings.HasPrefix(messageByTimestampSQL, want) {
-		t.Errorf("messageByTimestampSQL does not start with\n%s\n%s", want, messageByTimestampSQL)
+// messageColumnsM spells out messageColumns with the m. alias by hand (a
+// constant cannot call prefixed); it must stay the same list, in the same
+// order, that scanMessages reads.
+func TestMessageColumnsOfAlias(t *testing.T) {
+	if want := prefixed("m.", messageColumns); messageColumnsM != want {
+		t.Errorf("messageColumnsM is\n%s\nwant\n%s", messageColumnsM, want)
+	}
+	for _, q := range []string{messageByTimestampSQL, messagesBySequenceSQL, messagesByTimestampSQL} {
+		if !strings.HasPrefix(q, "SELECT "+messageColumnsM+" FROM") {
+			t.Errorf("does not select messageColumnsM: %s", q)
+		}
 	}
 }

@@ -7,13 +7,13 @@ import (
 	"mirrorql/model"
 )
 
-// pointLookups makes the coalescers of the two point lookups; limit is
+// pointLookups makes the coalescers of the two point lookups; spread is
 // Options.Coalesce.
-func (d *DB) pointLookups(limit int) {
-	d.bySequence = newCoalescer(limit, func(ctx context.Context, k TopicSequence) (*model.TopicMessage, error) {
+func (d *DB) pointLookups(spread int) {
+	d.bySequence = newCoalescer(spread, func(ctx context.Context, k TopicSequence) (*model.TopicMessage, error) {
 		return d.oneMessage(ctx, messageBySequenceSQL, int64(k.TopicID), k.SequenceNumber)
 	}, d.MessagesBySequence)
-	d.byTimestamp = newCoalescer(limit, func(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
+	d.byTimestamp = newCoalescer(spread, func(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
 		return d.oneMessage(ctx, messageByTimestampSQL, int64(ts))
 	}, d.MessagesByTimestamp)
 }
@@ -54,7 +54,7 @@ func (d *DB) MessagesBySequence(ctx context.Context, keys []TopicSequence) (map[
 func (d *DB) MessagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
 	rows := make([]model.TopicMessage, 0, len(stamps))
 	err := d.query(ctx, func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err },
-		MessagesByTimestampSQL, model.Int64Array(stamps))
+		messagesByTimestampSQL, model.Int64Array(stamps))
 	if err != nil {
 		return nil, fmt.Errorf("%d messages by timestamp: %w", len(stamps), err)
 	}

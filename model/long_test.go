@@ -2,6 +2,8 @@ package model_test
 
 import (
 	"math"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"mirrorql/model"
@@ -70,4 +72,22 @@ func TestParseSequenceNumber(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzParseLong holds ParseLong to the rule's own wording: the mirror node's
+// regular expression, then the int64 range and the minimum.
+func FuzzParseLong(f *testing.F) {
+	for _, s := range []string{"0", "1", "9223372036854775807", "9223372036854775808", "99999999999999999999",
+		"", "-1", "+1", "1.0", " 1", "1 ", "１", "0x10", "00000000000000000001"} {
+		f.Add(s, int64(0))
+	}
+	rule := regexp.MustCompile(`^\d{1,19}$`)
+	f.Fuzz(func(t *testing.T, s string, min int64) {
+		got, ok := model.ParseLong(s, min)
+		want, err := strconv.ParseInt(s, 10, 64)
+		wantOK := rule.MatchString(s) && err == nil && want >= min
+		if ok != wantOK || ok && got != want {
+			t.Errorf("ParseLong(%q, %d) = %d, %v; the rule says %d, %v", s, min, got, ok, want, wantOK)
+		}
+	})
 }

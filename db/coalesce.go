@@ -82,11 +82,10 @@ func (c *coalescer[K, V]) get(ctx context.Context, key K) (V, error) {
 		v, err := c.one(ctx, key)
 		c.mu.Lock()
 		c.inProgress--
-		if b := c.handOn(); b != nil {
-			c.mu.Unlock()
+		b := c.handOn()
+		c.mu.Unlock()
+		if b != nil {
 			go c.drain(b)
-		} else {
-			c.mu.Unlock()
 		}
 		return v, err
 	}

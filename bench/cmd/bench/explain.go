@@ -73,7 +73,7 @@ func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 		}
 	}
 	// What a busy service sends instead for the two point lookups: one
-	// statement for the lookups that waited (db/coalesce.go), 16 here.
+	// statement for the lookups that waited (db/coalesce.go).
 	keys := make([]db.TopicSequence, 16)
 	stamps := make([]model.Timestamp, len(keys))
 	for i := range keys {
@@ -81,17 +81,18 @@ func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 		keys[i] = db.TopicSequence{TopicID: model.EntityID(o.TopicID(0)), SequenceNumber: seq}
 		stamps[i] = model.Timestamp(o.MessageTimestamp(0, seq))
 	}
+	waited := fmt.Sprintf("%d concurrent lookups, coalesced (db/coalesce.go),", len(keys))
 	rec.Take()
 	if _, err := qdb.MessagesBySequence(ctx, keys); err != nil {
 		return out, err
 	}
-	if err := explainSent("by-sequence", "16 concurrent lookups, coalesced (db/coalesce.go),"); err != nil {
+	if err := explainSent("by-sequence", waited); err != nil {
 		return out, err
 	}
 	if _, err := qdb.MessagesByTimestamp(ctx, stamps); err != nil {
 		return out, err
 	}
-	if err := explainSent("by-timestamp", "16 concurrent lookups, coalesced,"); err != nil {
+	if err := explainSent("by-timestamp", waited); err != nil {
 		return out, err
 	}
 	return out, nil

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/google/go-cmp/cmp"
 
@@ -101,4 +103,31 @@ func TestResponseType(t *testing.T) {
 			t.Errorf("responseType(%q) = %s, want %s", accept, got, want)
 		}
 	}
+}
+
+// FuzzDecodeParams holds decodeParams to encoding/json, which gqlgen's own
+// transport decodes with: what decodeParams accepts, encoding/json accepts
+// and decodes to the same parameters (what it rejects goes to gqlgen's
+// transport, so encoding/json has the last word there anyway).
+func FuzzDecodeParams(f *testing.F) {
+	f.Add([]byte(`{"query":"query($t: EntityId!, $s: Long!) { topicMessage(topicId: $t, sequenceNumber: $s) { sequenceNumber } }","variables":{"t":"0.0.2001","s":123456}}`))
+	f.Add([]byte(`{"query":"{a}","variables":{"x":[1,2.5,"\u00e9",null,true,{"y":1e400}]},"operationName":"A","extensions":{"k":1}}`))
+	f.Add([]byte("{\"query\":\"\xff\xfe\",\"variables\":{\"a\":\"\xc3\"}} trailing"))
+	f.Add([]byte(`{"Query":"{a}","QUERY":"{b}","query":null}`))
+	f.Add([]byte(`{"query":"{a}","variables":[1]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, ok := decodeParams(body)
+		if !ok {
+			return
+		}
+		var want graphql.RawParams
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		if err := dec.Decode(&want); err != nil {
+			t.Fatalf("decodeParams accepts what encoding/json rejects (%v): %q", err, body)
+		}
+		if diff := cmp.Diff(&want, got); diff != "" {
+			t.Fatalf("decodeParams(%q) differs from encoding/json (-want +got):\n%s", body, diff)
+		}
+	})
 }

@@ -21,17 +21,19 @@ func NewLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 		return nil, err
 	}
 	opts := &slog.HandlerOptions{Level: lvl}
-	var handler func(io.Writer) slog.Handler
+	var handler, access func(io.Writer) slog.Handler
 	switch format {
 	case "json":
 		handler = func(w io.Writer) slog.Handler { return slog.NewJSONHandler(w, opts) }
+		access = func(w io.Writer) slog.Handler { return newFlatJSON(w, opts) }
 	case "text":
 		handler = func(w io.Writer) slog.Handler { return slog.NewTextHandler(w, opts) }
+		access = handler
 	default:
 		return nil, fmt.Errorf("unknown log format %q (json or text)", format)
 	}
 	if b, ok := w.(*LogBuffer); ok {
-		return slog.New(accessSplit{access: handler(b), other: handler(b.Now())}), nil
+		return slog.New(accessSplit{access: access(b), other: handler(b.Now())}), nil
 	}
 	return slog.New(handler(w)), nil
 }

@@ -95,16 +95,22 @@ func Middleware(o MiddlewareOptions) echo.MiddlewareFunc {
 				if quiet[route] && status < 500 {
 					level = slog.LevelDebug
 				}
-				o.Log.LogAttrs(ctx, level, accessMessage,
-					slog.String("method", r.Method),
-					slog.String("route", route),
-					slog.String("path", r.URL.Path),
-					slog.Int("status", status),
-					slog.Float64("duration_ms", math.Round(float64(elapsed.Microseconds()))/1000),
-					slog.Int64("bytes", c.Response().Size),
-					slog.String("face", face),
-					slog.String("request_id", id),
-				)
+				// Straight to the handler: Logger.LogAttrs would also walk
+				// the stack for a source location the handlers never print.
+				if h := o.Log.Handler(); h.Enabled(ctx, level) {
+					rec := slog.NewRecord(start.Add(elapsed), level, accessMessage, 0)
+					rec.AddAttrs(
+						slog.String("method", r.Method),
+						slog.String("route", route),
+						slog.String("path", r.URL.Path),
+						slog.Int("status", status),
+						slog.Float64("duration_ms", math.Round(float64(elapsed.Microseconds()))/1000),
+						slog.Int64("bytes", c.Response().Size),
+						slog.String("face", face),
+						slog.String("request_id", id),
+					)
+					_ = h.Handle(ctx, rec) // as Logger's methods: a log that cannot be written is not the request's failure
+				}
 			}
 			return nil
 		}

@@ -139,6 +139,10 @@ func sendNode(c echo.Context, body []byte, cacheControl string, next *string) er
 	if inm := c.Request().Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
 		return c.NoContent(http.StatusNotModified)
 	}
+	// Express sends the length; net/http would chunk a body past its
+	// 2 KiB buffer instead (every list page), which costs both ends framing.
+	// The gzip middleware drops it when it compresses.
+	hdr.Set(echo.HeaderContentLength, strconv.Itoa(len(body)))
 	return c.Blob(http.StatusOK, contentTypeJSON, body)
 }
 

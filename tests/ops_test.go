@@ -8,11 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -488,5 +490,47 @@ func TestOpsBuildsWithoutCgo(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "" {
 		t.Fatalf("CGO_ENABLED=0 go list: %v\n%s", err, out)
+	}
+}
+
+// TestOpsListLength: a list page past net/http's 2 KiB buffer goes out with
+// its Content-Length, as Express sends it, not chunked; compressed, it has
+// none (the length is not known before the end); a 304 has no body.
+func TestOpsListLength(t *testing.T) {
+	url, _ := opsSeed(t)
+	s := startServer(t, url)
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 30 * time.Second}
+	fetch := func(header ...string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, s.URL+"/api/v1/topics/0.0.2001/messages?limit=20", nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, body
+	}
+	plain, body := fetch()
+	if plain.StatusCode != http.StatusOK || len(body) <= 2048 {
+		t.Fatalf("list: %d, %d bytes (the test needs a page past 2 KiB)", plain.StatusCode, len(body))
+	}
+	if plain.ContentLength != int64(len(body)) || len(plain.TransferEncoding) > 0 {
+		t.Errorf("plain: Content-Length %d, Transfer-Encoding %v for %d bytes", plain.ContentLength, plain.TransferEncoding, len(body))
+	}
+	gz, zbody := fetch("Accept-Encoding", "gzip")
+	if gz.Header.Get("Content-Encoding") != "gzip" || gz.Header.Get("Content-Length") == strconv.Itoa(len(body)) {
+		t.Errorf("gzip: Content-Encoding %q, Content-Length %q (%d bytes compressed)", gz.Header.Get("Content-Encoding"),
+			gz.Header.Get("Content-Length"), len(zbody))
+	}
+	nm, nbody := fetch("If-None-Match", plain.Header.Get("ETag"))
+	if nm.StatusCode != http.StatusNotModified || len(nbody) > 0 || nm.Header.Get("Content-Length") != "" {
+		t.Errorf("304: %d, %d bytes, Content-Length %q", nm.StatusCode, len(nbody), nm.Header.Get("Content-Length"))
 	}
 }

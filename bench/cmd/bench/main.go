@@ -63,6 +63,8 @@ type flags struct {
 	profileTime     time.Duration
 	scalingRounds   int
 	scalingDuration time.Duration
+	targetRounds    int
+	targetDuration  time.Duration
 	cluster         bool
 	sharedBuffers   string
 	// soak mode (soak.go)
@@ -94,6 +96,8 @@ func parseFlags() flags {
 	flag.StringVar(&f.sharedBuffers, "shared-buffers", "256MB", "shared_buffers of a throwaway cluster")
 	flag.IntVar(&f.scalingRounds, "scaling-rounds", 3, "alternating 1M/10k rounds of each scaling route (medians are reported)")
 	flag.DurationVar(&f.scalingDuration, "scaling-duration", 4*time.Second, "measured window of each scaling phase")
+	flag.IntVar(&f.targetRounds, "target-rounds", 3, "paired rounds of the pgbench floor and the target routes (rounds.go; 0 for none)")
+	flag.DurationVar(&f.targetDuration, "target-duration", 5*time.Second, "measured window of each phase of a paired round")
 	flag.StringVar(&f.routesOnly, "routes", "", "comma-separated route names to run (default all)")
 	flag.DurationVar(&f.soak, "soak", 0, "instead of the suite, the soak benchmark for this long (`make soak`): one service, mixed routes at saturation, sampled over time; implies -reuse")
 	flag.DurationVar(&f.soakInterval, "soak-interval", 10*time.Second, "sampling interval of -soak")
@@ -269,6 +273,11 @@ func run(ctx context.Context, f flags) error {
 				return fmt.Errorf("%s at %d connections: %w", r.name, n, err)
 			}
 			rep.rows = append(rep.rows, m)
+		}
+	}
+	if f.floor && f.targetRounds > 0 {
+		if rep.rounds, err = pairedRounds(ctx, f, large, svc, routes, rep.graphql, mon); err != nil {
+			return err
 		}
 	}
 	rep.peakRSS = svc.hwm()

@@ -34,6 +34,7 @@ type report struct {
 	rows         []measurement
 	smallRows    []measurement
 	scaleLarge   []measurement // the large data set's runs paired with smallRows
+	rounds       []round       // paired rounds of the floor and the target routes
 	peakRSS      int64
 	plans        []plan
 	smallPlans   []plan
@@ -222,7 +223,7 @@ func (r *report) markdown() string {
 	}
 
 	p("")
-	p("### Targets (issue 5), this run")
+	p("### Targets (issue 5), this run: the single pass above")
 	p("")
 	p("| target | measured | |")
 	p("|---|---|---|")
@@ -260,6 +261,7 @@ func (r *report) markdown() string {
 			p("| %s p99 growth 10k → 1M messages ≤ 1.2× (%d conns) | %s → %s ms = %.2f× | %s |", s.route.title, s.conns, ms(s.p99), ms(l.p99), g, yes(g <= 1.2))
 		}
 	}
+	r.roundsMarkdown(p)
 
 	if len(r.smallRows) > 0 {
 		p("")

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The targets of issue 5 are ratios: to the pgbench floor, or to the
+// by-sequence rate. On a shared 2-core machine one pass measures the floor
+// and the routes minutes apart, and whatever else runs meanwhile moves one
+// side and not the other: the same build's by-sequence ratio was 0.28, 0.41
+// and 0.46 in three passes of one afternoon, its floor 51,731, 48,707 and
+// 36,817 tps. So the ratios are also measured in paired rounds — the floor
+// and the target routes back to back, several times — and judged by the
+// median of the rounds' ratios, the way the scaling check pairs its data
+// sets. Every round is printed; so is the single pass.
+
+// targetRoutes are the routes a ratio target names, in the order of a round.
+var targetRoutes = []string{"by-sequence", "by-timestamp", "gql-message", "list-25", "list-gt-100"}
+
+// round is one pgbench floor and the target routes right after it.
+type round struct {
+	floor floor
+	rows  []measurement
+}
+
+func (rd round) row(name string) *measurement {
+	for i := range rd.rows {
+		if rd.rows[i].route.name == name {
+			return &rd.rows[i]
+		}
+	}
+	return nil
+}
+
+// pairedRounds runs f.targetRounds rounds at the first connection count.
+func pairedRounds(ctx context.Context, f flags, d *dataset, svc *service, routes []route, graphql bool,
+	mon *pgMonitor) ([]round, error) {
+	rf := f
+	rf.duration = f.targetDuration
+	conns := f.conns[0]
+	var out []round
+	for i := range f.targetRounds {
+		fl, err := pgbenchFloor(ctx, d, conns, "prepared", f.targetDuration, mon)
+		if err != nil {
+			return out, fmt.Errorf("round %d: pgbench: %w", i+1, err)
+		}
+		log.Printf("round %d: pgbench -c%d: %.0f tps", i+1, conns, fl.tps)
+		rd := round{floor: fl}
+		for _, name := range targetRoutes {
+			j := slices.IndexFunc(routes, func(r route) bool { return r.name == name })
+			if j < 0 || !f.wants(name) || (routes[j].graphql && !graphql) {
+				continue
+			}
+			m, err := measure(ctx, svc, routes[j], conns, rf, mon)
+			if err != nil {
+				return out, fmt.Errorf("round %d: %s: %w", i+1, name, err)
+			}
+			rd.rows = append(rd.rows, m)
+		}
+		out = append(out, rd)
+	}
+	return out, nil
+}
+
+// ratioTarget is one target judged on the rounds.
+type ratioTarget struct {
+	title string
+	min   float64                              // the ratio must reach it
+	of    func(rd round) (float64, bool)       // a round's ratio
+	p99   func(rd round) (time.Duration, bool) // or, for a latency target, its p99 (at most 5 ms)
+}
+
+func rateRatio(name, to string) func(rd round) (float64, bool) {
+	return func(rd round) (float64, bool) {
+		m := rd.row(name)
+		if m == nil {
+			return 0, false
+		}
+		if to == "" {
+			return m.rps / rd.floor.tps, rd.floor.tps > 0
+		}
+		d := rd.row(to)
+		if d == nil || d.rps == 0 {
+			return 0, false
+		}
+		return m.rps / d.rps, true
+	}
+}
+
+func p99Of(name string) func(rd round) (time.Duration, bool) {
+	return func(rd round) (time.Duration, bool) {
+		if m := rd.row(name); m != nil {
+			return m.p99, true
+		}
+		return 0, false
+	}
+}
+
+var ratioTargets = []ratioTarget{
+	{title: "REST by sequence ≥ 0.5 × floor", min: 0.5, of: rateRatio("by-sequence", "")},
+	{title: "REST by sequence p99 ≤ 5 ms", p99: p99Of("by-sequence")},
+	{title: "REST by timestamp ≥ 0.5 × floor", min: 0.5, of: rateRatio("by-timestamp", "")},
+	{title: "REST by timestamp p99 ≤ 5 ms", p99: p99Of("by-timestamp")},
+	{title: "GraphQL topicMessage ≥ 0.8 × REST by-sequence", min: 0.8, of: rateRatio("gql-message", "by-sequence")},
+	{title: "REST list limit=25 ≥ 0.35 × by-sequence", min: 0.35, of: rateRatio("list-25", "by-sequence")},
+	{title: "REST list seq gt, limit=100 ≥ 0.35 × by-sequence", min: 0.35, of: rateRatio("list-gt-100", "by-sequence")},
+}
+
+// judge is a target's verdict on the rounds: the median of the rounds'
+// figures, and each round's.
+func (t ratioTarget) judge(rounds []round) (median string, each []string, met, ok bool) {
+	var vals []float64
+	for _, rd := range rounds {
+		if t.p99 != nil {
+			if d, ok := t.p99(rd); ok {
+				vals = append(vals, float64(d))
+				each = append(each, ms(d))
+			}
+		} else if v, ok := t.of(rd); ok {
+			vals = append(vals, v)
+			each = append(each, fmt.Sprintf("%.2f", v))
+		}
+	}
+	if len(vals) == 0 {
+		return "", nil, false, false
+	}
+	sorted := slices.Sorted(slices.Values(vals))
+	mid := sorted[len(sorted)/2]
+	if len(sorted)%2 == 0 {
+		mid = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
+	}
+	if t.p99 != nil {
+		return ms(time.Duration(mid)) + " ms", each, mid <= float64(5*time.Millisecond), true
+	}
+	return fmt.Sprintf("%.2f", mid), each, mid >= t.min, true
+}
+
+// roundsMarkdown is the report's section on the rounds.
+func (r *report) roundsMarkdown(p func(string, ...any)) {
+	if len(r.rounds) == 0 {
+		return
+	}
+	c0 := r.flags.conns[0]
+	p("")
+	p("### Targets in paired rounds (%d rounds at %d connections, %s measured per phase)", len(r.rounds), c0, r.flags.targetDuration)
+	p("")
+	p("Each round is the pgbench floor and then the target routes, back to back, on the service of the table")
+	p("above; a target's verdict is the median of the rounds' ratios (or p99s).")
+	p("")
+	head := []string{"round", "floor tps"}
+	for _, name := range targetRoutes {
+		if m := r.rounds[0].row(name); m != nil {
+			head = append(head, m.route.title+" req/s", "p99 ms")
+		}
+	}
+	p("| %s |", strings.Join(head, " | "))
+	p("|%s", strings.Repeat("---:|", len(head)))
+	for i, rd := range r.rounds {
+		cells := []string{fmt.Sprint(i + 1), fmt.Sprintf("%.0f", rd.floor.tps)}
+		for _, name := range targetRoutes {
+			if r.rounds[0].row(name) == nil {
+				continue
+			}
+			if m := rd.row(name); m != nil {
+				cells = append(cells, fmt.Sprintf("%.0f", m.rps), ms(m.p99))
+			} else {
+				cells = append(cells, "–", "–")
+			}
+		}
+		p("| %s |", strings.Join(cells, " | "))
+	}
+	p("")
+	p("| target | median of the rounds | each round | |")
+	p("|---|---:|---|---|")
+	for _, t := range ratioTargets {
+		if median, each, met, ok := t.judge(r.rounds); ok {
+			p("| %s | %s | %s | %s |", t.title, median, strings.Join(each, ", "), yes(met))
+		}
+	}
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestRatioTargetsJudgeTheMedianRound(t *testing.T) {
+	rd := func(tps, seq, gql float64, p99 time.Duration) round {
+		return round{floor: floor{tps: tps}, rows: []measurement{
+			{route: route{name: "by-sequence"}, rps: seq, p99: p99},
+			{route: route{name: "gql-message"}, rps: gql},
+		}}
+	}
+	rounds := []round{
+		rd(40_000, 16_000, 12_800, 6*time.Millisecond), // 0.40, gql 0.80
+		rd(40_000, 22_000, 11_000, 4*time.Millisecond), // 0.55, gql 0.50
+		rd(20_000, 10_400, 9_360, 5*time.Millisecond),  // 0.52, gql 0.90
+	}
+	byTitle := func(title string) ratioTarget {
+		i := slices.IndexFunc(ratioTargets, func(t ratioTarget) bool { return t.title == title })
+		return ratioTargets[i]
+	}
+	for _, tc := range []struct {
+		title, median string
+		met, ok       bool
+	}{
+		{"REST by sequence ≥ 0.5 × floor", "0.52", true, true},
+		{"REST by sequence p99 ≤ 5 ms", "5.00 ms", true, true},
+		{"GraphQL topicMessage ≥ 0.8 × REST by-sequence", "0.80", true, true},
+		{"REST by timestamp ≥ 0.5 × floor", "", false, false}, // not measured
+	} {
+		median, each, met, ok := byTitle(tc.title).judge(rounds)
+		if median != tc.median || met != tc.met || ok != tc.ok || (ok && len(each) != 3) {
+			t.Errorf("%s: median %q met %v ok %v (each %v), want %q %v %v", tc.title, median, met, ok, each, tc.median, tc.met, tc.ok)
+		}
+	}
+	// An even number of rounds takes the mean of the middle two.
+	if median, _, met, _ := byTitle("REST by sequence ≥ 0.5 × floor").judge(rounds[:2]); median != "0.48" || met {
+		t.Errorf("two rounds: median %s met %v, want 0.48 not met", median, met)
+	}
+}

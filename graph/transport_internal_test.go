@@ -131,3 +131,31 @@ func FuzzDecodeParams(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecodeParams compares decodeParams with the encoding/json
+// decoding gqlgen's transport does, on the benchmark's topicMessage body.
+func BenchmarkDecodeParams(b *testing.B) {
+	body := []byte(`{"query":"query($t: EntityId!, $s: Long!) { topicMessage(topicId: $t, sequenceNumber: $s) { ` +
+		`consensusTimestamp topicId sequenceNumber message runningHash runningHashVersion payerAccountId ` +
+		`chunkInfo { number total initialTransactionId { accountId nonce scheduled transactionValidStart } } } }",` +
+		`"variables":{"t":"0.0.2001","s":123456}}`)
+	b.Run("encoding/json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var p graphql.RawParams
+			dec := json.NewDecoder(bytes.NewReader(body))
+			dec.UseNumber()
+			if err := dec.Decode(&p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decodeParams", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := decodeParams(body); !ok {
+				b.Fatal("does not decode")
+			}
+		}
+	})
+}

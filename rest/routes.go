@@ -49,15 +49,14 @@ func (h *Handlers) Register(e *echo.Echo) {
 	e.Any(RouteTopic, h.topic)
 }
 
-// CanonicalRoute is an Echo Pre middleware: it remembers the path as the
-// client wrote it (links repeat it) and rewrites a path that one of the Node
+// CanonicalRoute is an Echo Pre middleware: it rewrites a path that one of the Node
 // routes matches case-insensitively, with or without one trailing slash, to
-// that route's lower-case form. Parameter segments are left untouched.
+// that route's lower-case form, remembering the path as the client wrote
+// it (links repeat it). Parameter segments are left untouched.
 func CanonicalRoute(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		original := r.URL.EscapedPath()
-		c.Set(originalPathKey, original)
 		if len(original) < 8 || !strings.EqualFold(original[:8], "/api/v1/") {
 			return next(c)
 		}
@@ -78,6 +77,9 @@ func CanonicalRoute(next echo.HandlerFunc) echo.HandlerFunc {
 			rewritten := "/" + strings.Join(segments, "/")
 			if rewritten != original {
 				if u, err := url.Parse(rewritten); err == nil {
+					// Only a rewritten path needs remembering (originalPath):
+					// Echo's context store is a map made on first use.
+					c.Set(originalPathKey, original)
 					r.URL.Path, r.URL.RawPath = u.Path, u.RawPath
 				}
 			}

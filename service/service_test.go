@@ -2,6 +2,7 @@ package service
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -48,5 +49,49 @@ func TestRequestDeadline(t *testing.T) {
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/bad", nil))
 	if rec.Code != http.StatusNotFound {
 		t.Errorf("an error within the deadline became %d", rec.Code)
+	}
+}
+
+// TestComposedOnce: the chain composed once runs its middleware in order,
+// outermost first, around the handler the router found for each request
+// (and Echo's not-found handler for a path without a route), and builds
+// nothing per request.
+func TestComposedOnce(t *testing.T) {
+	var trace []string
+	mark := func(name string) echo.MiddlewareFunc {
+		return func(next echo.HandlerFunc) echo.HandlerFunc {
+			return func(c echo.Context) error {
+				trace = append(trace, name)
+				return next(c)
+			}
+		}
+	}
+	built := 0
+	counted := func(next echo.HandlerFunc) echo.HandlerFunc { built++; return next }
+	e := echo.New()
+	e.Pre(rest.CanonicalRoute)
+	e.Use(composedOnce(mark("outer"), counted, mark("inner")))
+	e.GET("/a", func(c echo.Context) error { trace = append(trace, "a"); return c.String(http.StatusOK, "a") })
+	e.GET("/b/:id", func(c echo.Context) error { trace = append(trace, "b"+c.Param("id")); return c.NoContent(http.StatusAccepted) })
+
+	for _, tc := range []struct {
+		path   string
+		status int
+		trace  string
+	}{
+		{"/a", http.StatusOK, "[outer inner a]"},
+		{"/b/7", http.StatusAccepted, "[outer inner b7]"},
+		{"/nowhere", http.StatusNotFound, "[outer inner]"},
+		{"/a", http.StatusOK, "[outer inner a]"},
+	} {
+		trace = nil
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tc.path, nil))
+		if rec.Code != tc.status || fmt.Sprint(trace) != tc.trace {
+			t.Errorf("%s: %d %v, want %d %s", tc.path, rec.Code, trace, tc.status, tc.trace)
+		}
+	}
+	if built != 1 {
+		t.Errorf("the chain was built %d times, want once", built)
 	}
 }

@@ -72,7 +72,10 @@ func TestComposedOnce(t *testing.T) {
 	e.Pre(rest.CanonicalRoute)
 	e.Use(composedOnce(mark("outer"), counted, mark("inner")))
 	e.GET("/a", func(c echo.Context) error { trace = append(trace, "a"); return c.String(http.StatusOK, "a") })
-	e.GET("/b/:id", func(c echo.Context) error { trace = append(trace, "b"+c.Param("id")); return c.NoContent(http.StatusAccepted) })
+	e.GET("/b/:id", func(c echo.Context) error {
+		trace = append(trace, "b"+c.Param("id"))
+		return c.NoContent(http.StatusAccepted)
+	})
 
 	for _, tc := range []struct {
 		path   string

@@ -198,49 +198,66 @@ func rangeWhere(q *bun.SelectQuery, column string, r model.Range) *bun.SelectQue
 // values rather than through bun's reflection, which showed in the profiles
 // of the list routes.
 func scanMessages(rows rowSource, out []model.TopicMessage) ([]model.TopicMessage, error) {
+	var slab []nullColumns
 	for rows.Next() {
-		// pgtype's nullable integers scan without reflection through pgx
-		// and, as sql.Scanners, through database/sql too. Declared per row:
-		// the message points into them.
+		if len(slab) == 0 {
+			// One allocation for the page (out's capacity is the page's
+			// limit) rather than one per nullable column and row.
+			slab = make([]nullColumns, max(cap(out)-len(out), 1))
+		}
+		n := &slab[0]
+		slab = slab[1:]
 		var (
-			version                pgtype.Int2
-			chunkNum, chunkTotal   pgtype.Int4
-			payer, validStart      pgtype.Int8
 			ts, seq, topic         int64
 			message, hash, initial []byte
 		)
-		if err := rows.Scan(&ts, &message, &hash, &seq, &version, &chunkNum, &chunkTotal,
-			&payer, &validStart, &topic, &initial); err != nil {
+		if err := rows.Scan(&ts, &message, &hash, &seq, &n.version, &n.chunkNum, &n.chunkTotal,
+			&n.payer, &n.validStart, &topic, &initial); err != nil {
 			return out, err
 		}
-		m := model.TopicMessage{
+		out = append(out, n.message(model.TopicMessage{
 			ConsensusTimestamp:   model.Timestamp(ts),
 			Message:              message,
 			RunningHash:          hash,
 			SequenceNumber:       seq,
 			TopicID:              model.EntityID(topic),
 			InitialTransactionID: initial,
-		}
-		if version.Valid {
-			m.RunningHashVersion = &version.Int16
-		}
-		if chunkNum.Valid {
-			m.ChunkNum = &chunkNum.Int32
-		}
-		if chunkTotal.Valid {
-			m.ChunkTotal = &chunkTotal.Int32
-		}
-		if payer.Valid {
-			id := model.EntityID(payer.Int64)
-			m.PayerAccountID = &id
-		}
-		if validStart.Valid {
-			vs := model.Timestamp(validStart.Int64)
-			m.ValidStartTimestamp = &vs
-		}
-		out = append(out, m)
+		}))
 	}
 	return out, rows.Err()
+}
+
+// nullColumns are a message row's nullable columns. pgtype's nullable
+// integers scan without reflection through pgx and, as sql.Scanners,
+// through database/sql too; the message's pointers point into them.
+type nullColumns struct {
+	version              pgtype.Int2
+	chunkNum, chunkTotal pgtype.Int4
+	payer, validStart    pgtype.Int8
+	payerID              model.EntityID
+	validStartTS         model.Timestamp
+}
+
+// message is m with the columns that are not NULL.
+func (n *nullColumns) message(m model.TopicMessage) model.TopicMessage {
+	if n.version.Valid {
+		m.RunningHashVersion = &n.version.Int16
+	}
+	if n.chunkNum.Valid {
+		m.ChunkNum = &n.chunkNum.Int32
+	}
+	if n.chunkTotal.Valid {
+		m.ChunkTotal = &n.chunkTotal.Int32
+	}
+	if n.payer.Valid {
+		n.payerID = model.EntityID(n.payer.Int64)
+		m.PayerAccountID = &n.payerID
+	}
+	if n.validStart.Valid {
+		n.validStartTS = model.Timestamp(n.validStart.Int64)
+		m.ValidStartTimestamp = &n.validStartTS
+	}
+	return m
 }
 
 // TopicExists reports whether the topic has an entity row or any message; the

@@ -196,66 +196,73 @@ func rangeWhere(q *bun.SelectQuery, column string, r model.Range) *bun.SelectQue
 
 // scanMessages appends rows of messageColumns to out. It scans into plain
 // values rather than through bun's reflection, which showed in the profiles
-// of the list routes.
+// of the list routes, and allocates nothing a row but what the driver does
+// (the three byte columns): every row is scanned into one scratch row and
+// copied into a slab made once for the page (out's spare capacity is the
+// page's limit), which the messages' nullable fields point into.
 func scanMessages(rows rowSource, out []model.TopicMessage) ([]model.TopicMessage, error) {
-	var slab []nullColumns
+	var (
+		r    rowColumns
+		slab []rowColumns
+	)
+	dest := []any{&r.ts, &r.message, &r.hash, &r.seq, &r.version, &r.chunkNum, &r.chunkTotal,
+		&r.payer, &r.validStart, &r.topic, &r.initial}
 	for rows.Next() {
-		if len(slab) == 0 {
-			// One allocation for the page (out's capacity is the page's
-			// limit) rather than one per nullable column and row.
-			slab = make([]nullColumns, max(cap(out)-len(out), 1))
-		}
-		n := &slab[0]
-		slab = slab[1:]
-		var (
-			ts, seq, topic         int64
-			message, hash, initial []byte
-		)
-		if err := rows.Scan(&ts, &message, &hash, &seq, &n.version, &n.chunkNum, &n.chunkTotal,
-			&n.payer, &n.validStart, &topic, &initial); err != nil {
+		// The previous row's message keeps its byte slices: a driver must
+		// not scan into them.
+		r.message, r.hash, r.initial = nil, nil, nil
+		if err := rows.Scan(dest...); err != nil {
 			return out, err
 		}
-		out = append(out, n.message(model.TopicMessage{
-			ConsensusTimestamp:   model.Timestamp(ts),
-			Message:              message,
-			RunningHash:          hash,
-			SequenceNumber:       seq,
-			TopicID:              model.EntityID(topic),
-			InitialTransactionID: initial,
-		}))
+		if len(slab) == 0 {
+			slab = make([]rowColumns, max(cap(out)-len(out), 1))
+		}
+		slab[0] = r
+		out = append(out, slab[0].topicMessage())
+		slab = slab[1:]
 	}
 	return out, rows.Err()
 }
 
-// nullColumns are a message row's nullable columns. pgtype's nullable
-// integers scan without reflection through pgx and, as sql.Scanners,
-// through database/sql too; the message's pointers point into them.
-type nullColumns struct {
-	version              pgtype.Int2
-	chunkNum, chunkTotal pgtype.Int4
-	payer, validStart    pgtype.Int8
-	payerID              model.EntityID
-	validStartTS         model.Timestamp
+// rowColumns is a row of messageColumns. pgtype's nullable integers scan
+// without reflection through pgx and, as sql.Scanners, through database/sql
+// too.
+type rowColumns struct {
+	ts, seq, topic         int64
+	message, hash, initial []byte
+	version                pgtype.Int2
+	chunkNum, chunkTotal   pgtype.Int4
+	payer, validStart      pgtype.Int8
+	payerID                model.EntityID
+	validStartTS           model.Timestamp
 }
 
-// message is m with the columns that are not NULL.
-func (n *nullColumns) message(m model.TopicMessage) model.TopicMessage {
-	if n.version.Valid {
-		m.RunningHashVersion = &n.version.Int16
+// topicMessage is the row's message; its nullable fields point into r.
+func (r *rowColumns) topicMessage() model.TopicMessage {
+	m := model.TopicMessage{
+		ConsensusTimestamp:   model.Timestamp(r.ts),
+		Message:              r.message,
+		RunningHash:          r.hash,
+		SequenceNumber:       r.seq,
+		TopicID:              model.EntityID(r.topic),
+		InitialTransactionID: r.initial,
 	}
-	if n.chunkNum.Valid {
-		m.ChunkNum = &n.chunkNum.Int32
+	if r.version.Valid {
+		m.RunningHashVersion = &r.version.Int16
 	}
-	if n.chunkTotal.Valid {
-		m.ChunkTotal = &n.chunkTotal.Int32
+	if r.chunkNum.Valid {
+		m.ChunkNum = &r.chunkNum.Int32
 	}
-	if n.payer.Valid {
-		n.payerID = model.EntityID(n.payer.Int64)
-		m.PayerAccountID = &n.payerID
+	if r.chunkTotal.Valid {
+		m.ChunkTotal = &r.chunkTotal.Int32
 	}
-	if n.validStart.Valid {
-		n.validStartTS = model.Timestamp(n.validStart.Int64)
-		m.ValidStartTimestamp = &n.validStartTS
+	if r.payer.Valid {
+		r.payerID = model.EntityID(r.payer.Int64)
+		m.PayerAccountID = &r.payerID
+	}
+	if r.validStart.Valid {
+		r.validStartTS = model.Timestamp(r.validStart.Int64)
+		m.ValidStartTimestamp = &r.validStartTS
 	}
 	return m
 }

@@ -235,22 +235,22 @@ func (r *report) markdown() string {
 		if m == nil || floor == 0 {
 			continue
 		}
-		p("| %s ≥ 0.5 × floor at %d conns | %.0f / %.0f = %.2f | %s |", m.route.title, c0, m.rps, floor, m.rps/floor, yes(m.rps/floor >= 0.5))
+		p("| %s ≥ 0.5 × floor at %d conns | %.0f / %.0f = %.3f | %s |", m.route.title, c0, m.rps, floor, m.rps/floor, yes(m.rps/floor >= 0.5))
 		p("| %s p99 ≤ 5 ms at %d conns | %s ms | %s |", m.route.title, c0, ms(m.p99), yes(m.p99 <= 5*time.Millisecond))
 	}
 	if seq != nil {
 		if g := r.row("gql-message", c0, r.rows); g != nil {
-			p("| GraphQL topicMessage ≥ 0.8 × REST by-sequence | %.0f / %.0f = %.2f | %s |", g.rps, seq.rps, g.rps/seq.rps, yes(g.rps/seq.rps >= 0.8))
+			p("| GraphQL topicMessage ≥ 0.8 × REST by-sequence | %.0f / %.0f = %.3f | %s |", g.rps, seq.rps, g.rps/seq.rps, yes(g.rps/seq.rps >= 0.8))
 		} else {
 			p("| GraphQL topicMessage ≥ 0.8 × REST by-sequence | not measured (no /graphql) | – |")
 		}
 		for _, name := range []string{"list-25", "list-gt-100"} {
 			if m := r.row(name, c0, r.rows); m != nil {
-				p("| %s ≥ 0.35 × by-sequence | %.0f / %.0f = %.2f | %s |", m.route.title, m.rps, seq.rps, m.rps/seq.rps, yes(m.rps/seq.rps >= 0.35))
+				p("| %s ≥ 0.35 × by-sequence | %.0f / %.0f = %.3f | %s |", m.route.title, m.rps, seq.rps, m.rps/seq.rps, yes(m.rps/seq.rps >= 0.35))
 			}
 		}
 		if m := r.row("gql-page", c0, r.rows); m != nil {
-			p("| (informational: the list target applied to %s) | %.0f / %.0f = %.2f | %s |", m.route.title, m.rps, seq.rps, m.rps/seq.rps, yes(m.rps/seq.rps >= 0.35))
+			p("| (informational: the list target applied to %s) | %.0f / %.0f = %.3f | %s |", m.route.title, m.rps, seq.rps, m.rps/seq.rps, yes(m.rps/seq.rps >= 0.35))
 		}
 	}
 	p("| service RSS ≤ 64 MiB at 64 conns (peak over the run) | %s MiB | %s |", mib(r.peakRSS), yes(r.peakRSS > 0 && r.peakRSS <= 64<<20))

@@ -123,7 +123,7 @@ func (t ratioTarget) judge(rounds []round) (median string, each []string, met, o
 			}
 		} else if v, ok := t.of(rd); ok {
 			vals = append(vals, v)
-			each = append(each, fmt.Sprintf("%.2f", v))
+			each = append(each, fmt.Sprintf("%.3f", v))
 		}
 	}
 	if len(vals) == 0 {
@@ -137,7 +137,9 @@ func (t ratioTarget) judge(rounds []round) (median string, each []string, met, o
 	if t.p99 != nil {
 		return ms(time.Duration(mid)) + " ms", each, mid <= float64(5*time.Millisecond), true
 	}
-	return fmt.Sprintf("%.2f", mid), each, mid >= t.min, true
+	// Three decimals: a median of 0.4982 must not read as a 0.50 that
+	// failed its target of 0.5.
+	return fmt.Sprintf("%.3f", mid), each, mid >= t.min, true
 }
 
 // roundsMarkdown is the report's section on the rounds.

@@ -26,9 +26,9 @@ func TestRatioTargetsJudgeTheMedianRound(t *testing.T) {
 		title, median string
 		met, ok       bool
 	}{
-		{"REST by sequence ≥ 0.5 × floor", "0.52", true, true},
+		{"REST by sequence ≥ 0.5 × floor", "0.520", true, true},
 		{"REST by sequence p99 ≤ 5 ms", "5.00 ms", true, true},
-		{"GraphQL topicMessage ≥ 0.8 × REST by-sequence", "0.80", true, true},
+		{"GraphQL topicMessage ≥ 0.8 × REST by-sequence", "0.800", true, true},
 		{"REST by timestamp ≥ 0.5 × floor", "", false, false}, // not measured
 	} {
 		median, each, met, ok := byTitle(tc.title).judge(rounds)
@@ -37,7 +37,7 @@ func TestRatioTargetsJudgeTheMedianRound(t *testing.T) {
 		}
 	}
 	// An even number of rounds takes the mean of the middle two.
-	if median, _, met, _ := byTitle("REST by sequence ≥ 0.5 × floor").judge(rounds[:2]); median != "0.48" || met {
-		t.Errorf("two rounds: median %s met %v, want 0.48 not met", median, met)
+	if median, _, met, _ := byTitle("REST by sequence ≥ 0.5 × floor").judge(rounds[:2]); median != "0.475" || met {
+		t.Errorf("two rounds: median %s met %v, want 0.475 not met", median, met)
 	}
 }

@@ -67,28 +67,36 @@ func pairedRounds(ctx context.Context, f flags, d *dataset, svc *service, routes
 	return out, nil
 }
 
-// ratioTarget is one target judged on the rounds.
+// ratioTarget is one of issue 5's targets on the routes' rates and
+// latencies, judged on the single pass (as one round) and on the rounds.
 type ratioTarget struct {
 	title string
-	min   float64                              // the ratio must reach it
-	of    func(rd round) (float64, bool)       // a round's ratio
-	p99   func(rd round) (time.Duration, bool) // or, for a latency target, its p99 (at most 5 ms)
+	min   float64                                    // a rate target: num / den must reach it
+	rate  func(rd round) (num, den float64, ok bool) // its rates in a round
+	p99   func(rd round) (time.Duration, bool)       // or a latency target: at most p99Max
 }
 
-func rateRatio(name, to string) func(rd round) (float64, bool) {
-	return func(rd round) (float64, bool) {
+// p99Max is the latency target at 32 connections; listMin the list
+// routes' share of the by-sequence rate.
+const (
+	p99Max  = 5 * time.Millisecond
+	listMin = 0.35
+)
+
+func rateOf(name, to string) func(rd round) (num, den float64, ok bool) {
+	return func(rd round) (float64, float64, bool) {
 		m := rd.row(name)
 		if m == nil {
-			return 0, false
+			return 0, 0, false
 		}
 		if to == "" {
-			return m.rps / rd.floor.tps, rd.floor.tps > 0
+			return m.rps, rd.floor.tps, rd.floor.tps > 0
 		}
 		d := rd.row(to)
 		if d == nil || d.rps == 0 {
-			return 0, false
+			return 0, 0, false
 		}
-		return m.rps / d.rps, true
+		return m.rps, d.rps, true
 	}
 }
 
@@ -102,13 +110,40 @@ func p99Of(name string) func(rd round) (time.Duration, bool) {
 }
 
 var ratioTargets = []ratioTarget{
-	{title: "REST by sequence ≥ 0.5 × floor", min: 0.5, of: rateRatio("by-sequence", "")},
+	{title: "REST by sequence ≥ 0.5 × floor", min: 0.5, rate: rateOf("by-sequence", "")},
 	{title: "REST by sequence p99 ≤ 5 ms", p99: p99Of("by-sequence")},
-	{title: "REST by timestamp ≥ 0.5 × floor", min: 0.5, of: rateRatio("by-timestamp", "")},
+	{title: "REST by timestamp ≥ 0.5 × floor", min: 0.5, rate: rateOf("by-timestamp", "")},
 	{title: "REST by timestamp p99 ≤ 5 ms", p99: p99Of("by-timestamp")},
-	{title: "GraphQL topicMessage ≥ 0.8 × REST by-sequence", min: 0.8, of: rateRatio("gql-message", "by-sequence")},
-	{title: "REST list limit=25 ≥ 0.35 × by-sequence", min: 0.35, of: rateRatio("list-25", "by-sequence")},
-	{title: "REST list seq gt, limit=100 ≥ 0.35 × by-sequence", min: 0.35, of: rateRatio("list-gt-100", "by-sequence")},
+	{title: "GraphQL topicMessage ≥ 0.8 × REST by-sequence", min: 0.8, rate: rateOf("gql-message", "by-sequence")},
+	{title: "REST list limit=25 ≥ 0.35 × by-sequence", min: listMin, rate: rateOf("list-25", "by-sequence")},
+	{title: "REST list seq gt, limit=100 ≥ 0.35 × by-sequence", min: listMin, rate: rateOf("list-gt-100", "by-sequence")},
+}
+
+// figure is the target's figure in one round (a ratio, or a p99 in
+// nanoseconds) and its text: "num / den = ratio" when long, else the ratio.
+func (t ratioTarget) figure(rd round, long bool) (v float64, text string, ok bool) {
+	if t.p99 != nil {
+		d, ok := t.p99(rd)
+		return float64(d), ms(d) + " ms", ok
+	}
+	num, den, ok := t.rate(rd)
+	if !ok {
+		return 0, "", false
+	}
+	// Three decimals: a ratio of 0.4982 must not read as a 0.50 that
+	// failed its target of 0.5.
+	if long {
+		return num / den, fmt.Sprintf("%.0f / %.0f = %.3f", num, den, num/den), true
+	}
+	return num / den, fmt.Sprintf("%.3f", num/den), true
+}
+
+// meets reports whether figure v meets the target.
+func (t ratioTarget) meets(v float64) bool {
+	if t.p99 != nil {
+		return v <= float64(p99Max)
+	}
+	return v >= t.min
 }
 
 // judge is a target's verdict on the rounds: the median of the rounds'
@@ -116,14 +151,9 @@ var ratioTargets = []ratioTarget{
 func (t ratioTarget) judge(rounds []round) (median string, each []string, met, ok bool) {
 	var vals []float64
 	for _, rd := range rounds {
-		if t.p99 != nil {
-			if d, ok := t.p99(rd); ok {
-				vals = append(vals, float64(d))
-				each = append(each, ms(d))
-			}
-		} else if v, ok := t.of(rd); ok {
+		if v, text, ok := t.figure(rd, false); ok {
 			vals = append(vals, v)
-			each = append(each, fmt.Sprintf("%.3f", v))
+			each = append(each, text)
 		}
 	}
 	if len(vals) == 0 {
@@ -135,11 +165,9 @@ func (t ratioTarget) judge(rounds []round) (median string, each []string, met, o
 		mid = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
 	}
 	if t.p99 != nil {
-		return ms(time.Duration(mid)) + " ms", each, mid <= float64(5*time.Millisecond), true
+		return ms(time.Duration(mid)) + " ms", each, t.meets(mid), true
 	}
-	// Three decimals: a median of 0.4982 must not read as a 0.50 that
-	// failed its target of 0.5.
-	return fmt.Sprintf("%.3f", mid), each, mid >= t.min, true
+	return fmt.Sprintf("%.3f", mid), each, t.meets(mid), true
 }
 
 // roundsMarkdown is the report's section on the rounds.

@@ -94,8 +94,25 @@ func limitRequest(max int64, next http.Handler) http.Handler {
 				http.Error(w, "could not read the request body", http.StatusBadRequest)
 				return
 			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.Body = heldBody{bytes.NewReader(body), body}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// heldBody is a request body limitRequest has read whole; readBody takes
+// its bytes rather than copying them once more.
+type heldBody struct {
+	*bytes.Reader
+	b []byte
+}
+
+func (heldBody) Close() error { return nil }
+
+// readBody is the whole of r's body.
+func readBody(r *http.Request) ([]byte, error) {
+	if h, ok := r.Body.(heldBody); ok && h.Len() == len(h.b) {
+		return h.b, nil
+	}
+	return io.ReadAll(r.Body)
 }

@@ -32,7 +32,7 @@ type postJSON struct{ transport.POST }
 
 func (t postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	start := graphql.Now()
-	body, err := io.ReadAll(r.Body)
+	body, err := readBody(r)
 	if err != nil {
 		t.POST.Do(w, r, exec)
 		return

@@ -159,3 +159,23 @@ func BenchmarkDecodeParams(b *testing.B) {
 		}
 	})
 }
+
+// TestReadBody: a body limitRequest held is handed over as it is, not
+// copied; any other body, or a held one already partly read, is read.
+func TestReadBody(t *testing.T) {
+	held := []byte(`{"query":"{ __typename }"}`)
+	r := httptest.NewRequest(http.MethodPost, Endpoint, nil)
+	r.Body = heldBody{bytes.NewReader(held), held}
+	if got, err := readBody(r); err != nil || &got[0] != &held[0] {
+		t.Errorf("held body: %q, %v (a copy: %v)", got, err, err == nil && &got[0] != &held[0])
+	}
+	r.Body = heldBody{bytes.NewReader(held), held}
+	_, _ = r.Body.Read(make([]byte, 2))
+	if got, err := readBody(r); err != nil || string(got) != string(held[2:]) {
+		t.Errorf("partly read held body: %q, %v", got, err)
+	}
+	r = httptest.NewRequest(http.MethodPost, Endpoint, strings.NewReader("plain"))
+	if got, err := readBody(r); err != nil || string(got) != "plain" {
+		t.Errorf("plain body: %q, %v", got, err)
+	}
+}

@@ -49,10 +49,10 @@ func (h *Handlers) Register(e *echo.Echo) {
 	e.Any(RouteTopic, h.topic)
 }
 
-// CanonicalRoute is an Echo Pre middleware: it rewrites a path that one of the Node
-// routes matches case-insensitively, with or without one trailing slash, to
-// that route's lower-case form, remembering the path as the client wrote
-// it (links repeat it). Parameter segments are left untouched.
+// CanonicalRoute is an Echo Pre middleware: it rewrites a path that one of
+// the Node routes matches case-insensitively, with or without one trailing
+// slash, to that route's lower-case form, remembering the path as the
+// client wrote it (links repeat it). Parameter segments are left untouched.
 func CanonicalRoute(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()

@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 
 	"github.com/jackc/pgx/v5"
 
-	"mirrorql/bench/handler"
 	"mirrorql/db"
 	"mirrorql/db/explain"
 	"mirrorql/model"
@@ -35,19 +32,11 @@ func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 	defer qdb.Close()
 	rec := &db.StatementLog{}
 	qdb.Record(rec)
-	e := handler.New(qdb, nil)
 	o := d.opts
 	hot := o.TopicMessages(0)
-	mid := hot / 2
-	paths := []struct{ route, path string }{
-		{"by-sequence", fmt.Sprintf("/api/v1/topics/%s/messages/%d", entity(o.TopicID(0)), mid)},
-		{"by-timestamp", "/api/v1/topics/messages/" + timestamp(o.MessageTimestamp(0, mid))},
-		{"list-25", fmt.Sprintf("/api/v1/topics/%s/messages?limit=25", entity(o.TopicID(0)))},
-		{"list-gt-100", fmt.Sprintf("/api/v1/topics/%s/messages?sequencenumber=gt:%d&limit=100", entity(o.TopicID(0)), mid)},
-	}
 	var out []plan
-	explainSent := func(route, path string) error {
-		for _, stmt := range rec.Take() {
+	explainSent := func(route, path string, stmts []db.Statement) error {
+		for _, stmt := range stmts {
 			conn, err := qdb.Bun().DB.Conn(ctx)
 			if err != nil {
 				return err
@@ -61,14 +50,13 @@ func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 		}
 		return nil
 	}
-	for _, p := range paths {
-		rec.Take()
-		w := httptest.NewRecorder()
-		e.ServeHTTP(w, httptest.NewRequest(http.MethodGet, p.path, nil))
-		if w.Code != 200 {
-			return out, fmt.Errorf("%s: status %d: %s", p.path, w.Code, w.Body)
-		}
-		if err := explainSent(p.route, "`GET "+p.path+"`"); err != nil {
+	paths := messagePaths(d)
+	sent, err := sentStatements(ctx, qdb, rec, paths)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range paths {
+		if err := explainSent(p.route, "`GET "+p.path+"`", sent[i]); err != nil {
 			return out, err
 		}
 	}
@@ -86,13 +74,13 @@ func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 	if _, err := qdb.MessagesBySequence(ctx, keys); err != nil {
 		return out, err
 	}
-	if err := explainSent("by-sequence", waited); err != nil {
+	if err := explainSent("by-sequence", waited, rec.Take()); err != nil {
 		return out, err
 	}
 	if _, err := qdb.MessagesByTimestamp(ctx, stamps); err != nil {
 		return out, err
 	}
-	if err := explainSent("by-timestamp", waited); err != nil {
+	if err := explainSent("by-timestamp", waited, rec.Take()); err != nil {
 		return out, err
 	}
 	return out, nil

@@ -250,6 +250,17 @@ func run(ctx context.Context, f flags) error {
 		}
 	}
 
+	if f.floor {
+		sfs, err := statementFloors(ctx, large, f.conns[0], f.targetDuration, mon)
+		if err != nil {
+			log.Printf("statement floors: %v", err)
+		}
+		for _, sf := range sfs {
+			log.Printf("pgbench -c%d, the %s statement: %.0f tps", sf.conns, sf.route, sf.tps)
+		}
+		rep.statements = sfs
+	}
+
 	// The main suite on the large data set.
 	svc, err := startService(ctx, f, large.url)
 	if err != nil {

@@ -48,6 +48,14 @@ var (
 // "prepared"; "simple" sends every statement as text with the values
 // inlined, as bun does, and shows what that costs PostgreSQL.
 func pgbenchFloor(ctx context.Context, d *dataset, conns int, mode string, dur time.Duration, mon *pgMonitor) (floor, error) {
+	body := fmt.Sprintf("\\set seq random(1, %d)\n%s\n", d.opts.TopicMessages(0), bySequenceSQL)
+	return runPgbench(ctx, d, conns, mode, dur, mon, "by-sequence.sql", body, "-D", fmt.Sprintf("topic=%d", d.opts.TopicID(0)))
+}
+
+// runPgbench runs script body (named name in the command shown) with
+// pgbench -n -c<conns> -j2 -M <mode> for dur, over the service's transport.
+func runPgbench(ctx context.Context, d *dataset, conns int, mode string, dur time.Duration, mon *pgMonitor,
+	name, body string, extra ...string) (floor, error) {
 	fl := floor{conns: conns, mode: mode}
 	cfg, err := pgx.ParseConfig(d.url)
 	if err != nil {
@@ -58,17 +66,16 @@ func pgbenchFloor(ctx context.Context, d *dataset, conns int, mode string, dur t
 		return fl, err
 	}
 	defer os.RemoveAll(dir)
-	script := filepath.Join(dir, "by-sequence.sql")
-	body := fmt.Sprintf("\\set seq random(1, %d)\n%s\n", d.opts.TopicMessages(0), bySequenceSQL)
+	script := filepath.Join(dir, name)
 	if err := os.WriteFile(script, []byte(body), 0o644); err != nil {
 		return fl, err
 	}
 	secs := int(dur.Round(time.Second).Seconds())
-	args := []string{"-n", "-c" + strconv.Itoa(conns), "-j2", "-M", mode, "-T", strconv.Itoa(secs), "-l", "--sampling-rate=0.1",
-		"-D", fmt.Sprintf("topic=%d", d.opts.TopicID(0)), "-f", script,
-		"-h", cfg.Host, "-p", strconv.Itoa(int(cfg.Port)), "-U", cfg.User, cfg.Database}
+	args := []string{"-n", "-c" + strconv.Itoa(conns), "-j2", "-M", mode, "-T", strconv.Itoa(secs), "-l", "--sampling-rate=0.1"}
+	args = append(args, extra...)
+	args = append(args, "-f", script, "-h", cfg.Host, "-p", strconv.Itoa(int(cfg.Port)), "-U", cfg.User, cfg.Database)
 	fl.command = "PGSSLMODE=disable pgbench " + strings.Join(args, " ")
-	fl.command = strings.Replace(strings.Replace(fl.command, script, "by-sequence.sql", 1), " -l --sampling-rate=0.1", "", 1)
+	fl.command = strings.Replace(strings.Replace(fl.command, script, name, 1), " -l --sampling-rate=0.1", "", 1)
 	cmd := exec.CommandContext(ctx, "pgbench", args...)
 	cmd.Dir = dir // -l writes pgbench_log.* here (a 10% sample of the transactions)
 	// The service's transport: TCP to the same host and port, no TLS. A

@@ -31,6 +31,7 @@ type report struct {
 	startup      time.Duration
 	graphql      bool
 	floors       []floor
+	statements   []statementFloor // each message route's statement alone in pgbench
 	rows         []measurement
 	smallRows    []measurement
 	scaleLarge   []measurement // the large data set's runs paired with smallRows
@@ -222,6 +223,8 @@ func (r *report) markdown() string {
 		p("```")
 	}
 
+	r.statementsMarkdown(p)
+
 	p("")
 	p("### Targets (issue 5), this run: the single pass above")
 	p("")
@@ -402,4 +405,81 @@ func writeMarked(path, begin, end, section string) error {
 		s = strings.TrimRight(s, "\n") + "\n\n" + section
 	}
 	return os.WriteFile(path, []byte(s), 0o644)
+}
+
+// statementsMarkdown is the table of the message routes' statements run
+// alone with pgbench, beside the routes' own rates.
+func (r *report) statementsMarkdown(p func(string, ...any)) {
+	if len(r.statements) == 0 {
+		return
+	}
+	titles := map[string]string{}
+	for _, s := range r.statements {
+		titles[s.route] = s.route
+	}
+	for _, m := range r.rows {
+		titles[m.route.name] = m.route.title
+	}
+	var keyed float64 // the by-sequence statement through the keys table
+	for _, s := range r.statements {
+		if s.route == "by-sequence" {
+			keyed = s.tps
+		}
+	}
+	c := r.statements[0].conns
+	p("")
+	p("### Each message route's own statement alone in pgbench (%d connections, `-M prepared`, %s each)", c, r.flags.targetDuration)
+	p("")
+	p("The statement each route's handler sends (captured in process), with the value the benchmark's requests draw at")
+	p("random drawn by pgbench; the point lookups draw their key through a table of the hot topic's sequence numbers and")
+	p("timestamps (`%s`, made for these runs and dropped after), both of them, so that they compare like for like.", keysTable)
+	p("A list request is one such statement, so PostgreSQL and a C client on the same two cores bound what a list route can")
+	p("serve; the bound is loose by what the transfer format costs: pgbench reads text results (bytea hex-encoded, twice")
+	p("the bytes), the service binary ones (compare the PostgreSQL CPU per request here and in the table above). A busy")
+	p("service fetches point lookups many keys to a statement (coalesced), so for them the figures compare the two lookups")
+	p("rather than bound the routes.")
+	p("")
+	p("| route's statement | tps | PostgreSQL CPU s / 1k | pgbench CPU s / 1k | × by-sequence statement | the route through the service, req/s (single pass) | service ÷ statement |")
+	p("|---|---:|---:|---:|---:|---:|---:|")
+	for _, s := range r.statements {
+		if s.err != "" || s.tps == 0 {
+			p("| %s | failed | | | | | |", titles[s.route])
+			continue
+		}
+		rel, svc, share := "–", "–", "–"
+		if keyed > 0 {
+			rel = fmt.Sprintf("%.2f", s.tps/keyed)
+		}
+		if m := r.row(s.route, c, r.rows); m != nil {
+			svc, share = fmt.Sprintf("%.0f", m.rps), fmt.Sprintf("%.2f", m.rps/s.tps)
+		}
+		p("| %s | %.0f | %.3f | %.3f | %s | %s | %s |", titles[s.route], s.tps, s.pgCPUPer1k, s.clientCPUPer1k, rel, svc, share)
+	}
+	if seq := r.row("by-sequence", c, r.rows); seq != nil {
+		for _, s := range r.statements {
+			if !strings.HasPrefix(s.route, "list-") || s.tps == 0 {
+				continue
+			}
+			want := listMin * seq.rps
+			verdict := "below"
+			if want > s.tps {
+				verdict = "**above**"
+			}
+			p("")
+			p("%s: the target, %.2f × REST by sequence's %.0f req/s = %.0f req/s, is %s what its statement alone reaches in pgbench (%.0f tps).",
+				titles[s.route], listMin, seq.rps, want, verdict, s.tps)
+		}
+	}
+	p("")
+	p("Scripts (`PGSSLMODE=disable pgbench -n -c%d -j2 -M prepared -T <s> -f <script>`):", c)
+	p("")
+	p("```")
+	for i, s := range r.statements {
+		if i > 0 {
+			p("")
+		}
+		p("-- %s", s.route)
+		p("%s", s.script)
+	}
+	p("```")
 }

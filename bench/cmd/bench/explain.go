@@ -25,13 +25,11 @@ type plan struct {
 // REST handlers in process, records the statements they send and explains
 // each: the plans are those of the exact SQL the service issues.
 func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
-	qdb, err := db.Open(db.Options{URL: d.url, Driver: "pgx", Prepare: true, PoolSize: 1})
+	qdb, rec, err := recordingDB(d)
 	if err != nil {
 		return nil, err
 	}
 	defer qdb.Close()
-	rec := &db.StatementLog{}
-	qdb.Record(rec)
 	o := d.opts
 	hot := o.TopicMessages(0)
 	var out []plan

@@ -48,8 +48,8 @@ var (
 // "prepared"; "simple" sends every statement as text with the values
 // inlined, as bun does, and shows what that costs PostgreSQL.
 func pgbenchFloor(ctx context.Context, d *dataset, conns int, mode string, dur time.Duration, mon *pgMonitor) (floor, error) {
-	body := fmt.Sprintf("\\set seq random(1, %d)\n%s\n", d.opts.TopicMessages(0), bySequenceSQL)
-	return runPgbench(ctx, d, conns, mode, dur, mon, "by-sequence.sql", body, "-D", fmt.Sprintf("topic=%d", d.opts.TopicID(0)))
+	return runPgbench(ctx, d, conns, mode, dur, mon, "by-sequence.sql", pgbenchScript(d.opts)+"\n",
+		"-D", fmt.Sprintf("topic=%d", d.opts.TopicID(0)))
 }
 
 // runPgbench runs script body (named name in the command shown) with
@@ -112,7 +112,7 @@ func runPgbench(ctx context.Context, d *dataset, conns int, mode string, dur tim
 	return fl, nil
 }
 
-// pgbenchScript is the script, for the report.
+// pgbenchScript is the floor's script, run by pgbenchFloor and shown in the report.
 func pgbenchScript(o seed.Options) string {
 	return fmt.Sprintf("\\set seq random(1, %d)\n%s", o.TopicMessages(0), bySequenceSQL)
 }

@@ -38,6 +38,18 @@ type statementFloor struct {
 	floor
 }
 
+// recordingDB is a one-connection query layer on d, as the service's
+// (prepared statements over pgx), that records the statements it sends.
+func recordingDB(d *dataset) (*db.DB, *db.StatementLog, error) {
+	qdb, err := db.Open(db.Options{URL: d.url, Driver: "pgx", Prepare: true, PoolSize: 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	rec := &db.StatementLog{}
+	qdb.Record(rec)
+	return qdb, rec, nil
+}
+
 // sentStatements serves one request per path through the REST handlers in
 // process and returns the statements each sent, in order.
 // qdb records its statements in rec.
@@ -76,13 +88,11 @@ func messagePaths(d *dataset) []routePath {
 // parameter the benchmark's requests draw at random is drawn by pgbench the
 // same way, the others keep the values the handler sent.
 func statementFloors(ctx context.Context, d *dataset, conns int, dur time.Duration, mon *pgMonitor) ([]statementFloor, error) {
-	qdb, err := db.Open(db.Options{URL: d.url, Driver: "pgx", Prepare: true, PoolSize: 1})
+	qdb, rec, err := recordingDB(d)
 	if err != nil {
 		return nil, err
 	}
 	defer qdb.Close()
-	rec := &db.StatementLog{}
-	qdb.Record(rec)
 	paths := messagePaths(d)
 	sent, err := sentStatements(ctx, qdb, rec, paths)
 	if err != nil {

@@ -37,6 +37,7 @@ type Config struct {
 	ScheduleLifetime     time.Duration `env:"SCHEDULE_LIFETIME" envDefault:"30m"`
 	GraphQLIntrospection bool          `env:"GRAPHQL_INTROSPECTION" envDefault:"true"`
 	GraphQLMaxBodyBytes  int64         `env:"GRAPHQL_MAX_BODY_BYTES" envDefault:"65536"`
+	GraphQLCompiled      bool          `env:"GRAPHQL_COMPILED_OPERATIONS" envDefault:"true"`
 
 	// Operations: logging, HTTP server timeouts, shutdown.
 	LogFormat             string        `env:"LOG_FORMAT" envDefault:"json"`

@@ -40,15 +40,32 @@ func NewHandler(d *db.DB, o Options) http.Handler {
 
 // NewAPI is the GraphQL endpoint alone, assembled explicitly: the POST and
 // GET transports, introspection, a parsed-query cache, the operation guard
-// (depth and complexity), the parser's token limit, the body size limit and
-// the request's dataloaders.
-func NewAPI(d *db.DB, o Options) http.Handler { return newAPI(d, o, postJSON{}) }
+// (depth and complexity), the parser's token limit, the body size limit, the
+// request's dataloaders, and compiled operations unless o turns them off.
+func NewAPI(d *db.DB, o Options) http.Handler {
+	return newAPI(d, o, !o.NoCompiledOperations, nil).Handler
+}
 
-// newAPI is NewAPI with the POST transport given (tests compare postJSON with
-// gqlgen's own).
-func newAPI(d *db.DB, o Options, post graphql.Transport) http.Handler {
+// api is the endpoint and its compiled operations (nil when off).
+type api struct {
+	http.Handler
+	plans *plans
+}
+
+// newAPI is NewAPI with compiled operations on or off and the POST transport
+// given (nil: postJSON); tests compare postJSON with gqlgen's own, and the
+// endpoint with and without compiled operations.
+func newAPI(d *db.DB, o Options, compiled bool, post graphql.Transport) api {
 	o = o.withDefaults()
-	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{db: d, opts: o}}))
+	res := &Resolver{db: d, opts: o}
+	var pl *plans
+	if compiled {
+		pl = newPlans(res)
+	}
+	if post == nil {
+		post = postJSON{plans: pl}
+	}
+	srv := handler.New(NewExecutableSchema(Config{Resolvers: res}))
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(post)
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
@@ -62,7 +79,11 @@ func newAPI(d *db.DB, o Options, post graphql.Transport) http.Handler {
 	})
 	srv.SetErrorPresenter(presentError(o.Log))
 	srv.SetRecoverFunc(recoverPanic(o.Log))
-	return limitRequest(o.MaxBodyBytes, withLoaders(d, o.LoaderWait, srv))
+	h := withLoaders(d, o.LoaderWait, srv)
+	if pl != nil {
+		h = pl.before(h)
+	}
+	return api{limitRequest(o.MaxBodyBytes, h), pl}
 }
 
 // limitRequest refuses a body (or a GET query string) larger than max bytes

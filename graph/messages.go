@@ -1,12 +1,46 @@
 package graph
 
 import (
+	"context"
 	"errors"
 
 	"mirrorql/db"
 	"mirrorql/graph/view"
 	"mirrorql/model"
 )
+
+// messageBySequence is Query.topicMessage, REST's by-sequence route, apart
+// from gqlgen (compiled operations run it too): the argument errors in
+// REST's order, or the message, nil when there is none.
+func (r *Resolver) messageBySequence(ctx context.Context, topicID view.EntityIDArg, sequenceNumber view.LongArg) (*view.TopicMessage, argErrors, error) {
+	var errs argErrors
+	if !topicIDSyntax(topicID) {
+		errs.add(invalidParameter("topic.id"))
+	}
+	seq, ok := model.ParseSequenceNumber(string(sequenceNumber))
+	if !ok {
+		errs.add(invalidParameter("sequencenumber"))
+	}
+	if len(errs) > 0 {
+		return nil, errs, nil
+	}
+	topic, err := r.parseTopicID(topicID)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := messageOrNull(r.db.MessageBySequence(ctx, topic, seq))
+	return m, nil, err
+}
+
+// messageByTimestamp is Query.topicMessageByTimestamp, REST's by-timestamp
+// route (db.MessageByTimestamp), apart from gqlgen.
+func (r *Resolver) messageByTimestamp(ctx context.Context, consensusTimestamp view.TimestampArg) (*view.TopicMessage, error) {
+	ts, err := model.ParseTimestamp(string(consensusTimestamp))
+	if err != nil {
+		return nil, badInput(invalidParameter("consensus_timestamp"))
+	}
+	return messageOrNull(r.db.MessageByTimestamp(ctx, ts))
+}
 
 // messageOrNull maps a single-message lookup: not found is null.
 func messageOrNull(m *model.TopicMessage, err error) (*view.TopicMessage, error) {

@@ -35,6 +35,10 @@ type Options struct {
 	// NoIntrospection refuses __schema and __type queries (the explorer's
 	// docs then stay empty); introspection is allowed by default.
 	NoIntrospection bool
+	// NoCompiledOperations answers every operation with gqlgen's executor;
+	// by default the message lookups it has validated once are answered from
+	// compiled plans (plans.go).
+	NoCompiledOperations bool
 	// NotFound answers a request for an explorer asset that does not exist,
 	// so it gets the service's own 404 (http.NotFoundHandler when nil).
 	NotFound http.Handler

@@ -59,31 +59,16 @@ func (r *queryResolver) Topics(ctx context.Context, id *EntityIDFilter, order *O
 
 // TopicMessage is REST's by-sequence route (db.MessageBySequence).
 func (r *queryResolver) TopicMessage(ctx context.Context, topicID view.EntityIDArg, sequenceNumber view.LongArg) (*view.TopicMessage, error) {
-	var errs argErrors
-	if !topicIDSyntax(topicID) {
-		errs.add(invalidParameter("topic.id"))
+	m, errs, err := r.messageBySequence(ctx, topicID, sequenceNumber)
+	if argErr := errs.err(ctx); argErr != nil {
+		return nil, argErr
 	}
-	seq, ok := model.ParseSequenceNumber(string(sequenceNumber))
-	if !ok {
-		errs.add(invalidParameter("sequencenumber"))
-	}
-	if err := errs.err(ctx); err != nil {
-		return nil, err
-	}
-	topic, err := r.parseTopicID(topicID)
-	if err != nil {
-		return nil, err
-	}
-	return messageOrNull(r.db.MessageBySequence(ctx, topic, seq))
+	return m, err
 }
 
 // TopicMessageByTimestamp is REST's by-timestamp route (db.MessageByTimestamp).
 func (r *queryResolver) TopicMessageByTimestamp(ctx context.Context, consensusTimestamp view.TimestampArg) (*view.TopicMessage, error) {
-	ts, err := model.ParseTimestamp(string(consensusTimestamp))
-	if err != nil {
-		return nil, badInput(invalidParameter("consensus_timestamp"))
-	}
-	return messageOrNull(r.db.MessageByTimestamp(ctx, ts))
+	return r.messageByTimestamp(ctx, consensusTimestamp)
 }
 
 // TopicMessages is REST's topic messages list (db.MessagesOfTopic). A topic

@@ -28,7 +28,13 @@ import (
 // rejects goes to gqlgen's transport, which answers with encoding/json's
 // verdict; a body it accepts decodes to what encoding/json makes of it
 // (FuzzDecodeParams).
-type postJSON struct{ transport.POST }
+//
+// With plans, every operation that validates is offered to plans.learn
+// (plans.go); plans.before answers the compiled ones before they get here.
+type postJSON struct {
+	transport.POST
+	plans *plans
+}
 
 func (t postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	start := graphql.Now()
@@ -52,6 +58,9 @@ func (t postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphE
 	if opErr != nil {
 		delegate()
 		return
+	}
+	if t.plans != nil && len(params.Extensions) == 0 {
+		t.plans.learn(r.Context(), params.Query, rc)
 	}
 	w.Header().Set("Content-Type", responseType(r.Header.Get("Accept")))
 	responses, ctx := exec.DispatchOperation(r.Context(), rc)

@@ -24,17 +24,8 @@ import (
 // introspection — with the status, media type and JSON gqlgen's own POST
 // transport gives, for each kind of Accept header.
 func TestPostJSONAnswersAsGqlgen(t *testing.T) {
-	_, b := testdb.New(t)
-	fixture, err := os.ReadFile("testdata/fixture.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.DB.ExecContext(context.Background(), string(fixture)); err != nil {
-		t.Fatal(err)
-	}
-	d := db.Wrap(b)
-	o := Options{Now: func() time.Time { return time.Unix(1_300_000_000, 0) }}
-	ours, theirs := newAPI(d, o, postJSON{}), newAPI(d, o, transport.POST{})
+	d, o := fixtureDB(t)
+	ours, theirs := newAPI(d, o, false, nil), newAPI(d, o, false, transport.POST{})
 
 	bodies := map[string]string{
 		"found":             `{"query":"query($t: EntityId!, $s: Long!) { topicMessage(topicId: $t, sequenceNumber: $s) { topicId sequenceNumber consensusTimestamp message runningHash topic { id memo } } }","variables":{"t":"0.0.7","s":1}}`,
@@ -75,7 +66,22 @@ func TestPostJSONAnswersAsGqlgen(t *testing.T) {
 	}
 }
 
-func post(t *testing.T, h http.Handler, body, accept string) *httptest.ResponseRecorder {
+// fixtureDB is a new database holding testdata/fixture.sql, and the options
+// of the tests' handlers.
+func fixtureDB(tb testing.TB) (*db.DB, Options) {
+	tb.Helper()
+	_, b := testdb.New(tb)
+	fixture, err := os.ReadFile("testdata/fixture.sql")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := b.DB.ExecContext(context.Background(), string(fixture)); err != nil {
+		tb.Fatal(err)
+	}
+	return db.Wrap(b), Options{Now: func() time.Time { return time.Unix(1_300_000_000, 0) }}
+}
+
+func post(t testing.TB, h http.Handler, body, accept string) *httptest.ResponseRecorder {
 	t.Helper()
 	r := httptest.NewRequest(http.MethodPost, Endpoint, strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")

@@ -127,14 +127,15 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 
 	// --- GraphQL face (issue 3): the API and its GraphiQL explorer ---
 	gql := echo.WrapHandler(graph.NewHandler(d, graph.Options{
-		Defaults:         model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
-		LimitDefault:     cfg.ResponseLimitDef,
-		LimitMax:         cfg.ResponseLimitMax,
-		ScheduleLifetime: cfg.ScheduleLifetime,
-		Log:              log,
-		NoIntrospection:  !cfg.GraphQLIntrospection,
-		MaxBodyBytes:     cfg.GraphQLMaxBodyBytes,
-		NotFound:         rest.NotFoundHandler(),
+		Defaults:             model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
+		LimitDefault:         cfg.ResponseLimitDef,
+		LimitMax:             cfg.ResponseLimitMax,
+		ScheduleLifetime:     cfg.ScheduleLifetime,
+		Log:                  log,
+		NoIntrospection:      !cfg.GraphQLIntrospection,
+		NoCompiledOperations: !cfg.GraphQLCompiled,
+		MaxBodyBytes:         cfg.GraphQLMaxBodyBytes,
+		NotFound:             rest.NotFoundHandler(),
 	}))
 	e.Match([]string{http.MethodGet, http.MethodHead, http.MethodPost}, graph.Endpoint, gql)
 	e.Match([]string{http.MethodGet, http.MethodHead}, graph.Endpoint+"/explorer/*", gql)

@@ -1,0 +1,455 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"mirrorql/graph/view"
+)
+
+// Compiled operations: the message lookups answered without gqlgen's
+// executor.
+//
+// gqlgen runs every field through the same machinery (a field context, a
+// context value, a resolver closure, the result boxed and a marshaler
+// closure made), and per request it builds an operation context and
+// validates the variables again. For the point lookup
+// `topicMessage(topicId, sequenceNumber) { … }` that is two thirds of the
+// service's CPU for the request, and it kept GraphQL at 0.62–0.75 of the REST
+// route's rate where 0.8 is the target (BENCHMARKS.md).
+//
+// So an operation that gqlgen has parsed and validated once is compiled, when
+// it lies inside a small subset, into a plan: the root fields to look up,
+// where their arguments come from, and the fields to write. Later requests
+// with the same query text run the plan: the same resolver code (the
+// argument rules and the query layer of the gqlgen path) and the same view
+// methods and gqlgen marshalers for every field, so the bytes are gqlgen's.
+// Anything a plan does not cover falls back to gqlgen before a byte is
+// written: an operation outside the subset, an operation name or extensions
+// it was not compiled for, a variable that is missing, null or not a string
+// or number, a resolver error (gqlgen then answers with its errors), a panic.
+// TestPlansAnswerAsGqlgen holds the two paths to the same bytes.
+//
+// The subset: one query operation without directives or fragments whose
+// variables are non-null EntityId, Long or Timestamp without defaults; root
+// fields topicMessage, topicMessageByTimestamp and __typename; under them
+// the TopicMessage fields that are its row (not topic, chunks or
+// fullMessage), chunkInfo and its initialTransactionId, and __typename; no
+// response key twice in one selection; message's encoding only as a literal.
+// The operation guard (depth, cost) judged the same document already, and
+// nothing in the subset makes its verdict depend on the variables.
+
+// plans holds the compiled operations by query text.
+type plans struct {
+	r     *Resolver
+	cache *lru.LRU[*plan]
+}
+
+func newPlans(r *Resolver) *plans { return &plans{r: r, cache: lru.New[*plan](1000)} }
+
+// plan is a compiled operation; a nil root list marks an operation outside
+// the subset, so that it is not compiled again.
+type plan struct {
+	name  string
+	roots []rootField
+}
+
+// rootField is a root field of a plan: __typename, or a message lookup.
+type rootField struct {
+	key      []byte // `"alias":`
+	typename bool
+	lookup   messageLookup
+	args     []argSource
+	fields   objectPlan[*view.TopicMessage]
+}
+
+// messageLookup is a root field's resolver code, without gqlgen's context:
+// nil and no error when there is no such message.
+type messageLookup func(ctx context.Context, r *Resolver, args []any) (*view.TopicMessage, error)
+
+// argSource is an argument: a variable's name, or a literal's value.
+type argSource struct {
+	variable string
+	literal  any
+}
+
+// before answers a POST request that gqlgen's POST transport would take,
+// and whose operation is compiled, from its plan; anything else goes to next
+// (gqlgen's handler, with the dataloaders, which plans do not use). Answering
+// ahead of gqlgen's handler also spares the request its operation trace and
+// transport selection.
+func (p *plans) before(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// limitRequest has read the body whole; nothing here reads from it.
+		if held, ok := r.Body.(heldBody); ok && held.Len() == len(held.b) && (transport.POST{}).Supports(r) {
+			if params, ok := decodeParams(held.b); ok && p.serve(r.Context(), w, r.Header.Get("Accept"), params) {
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// serve answers params from its plan into w; false, with nothing written,
+// when gqlgen has to answer it.
+func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string, params *graphql.RawParams) (served bool) {
+	pl, ok := p.cache.Get(ctx, params.Query)
+	if !ok || pl.roots == nil || len(params.Extensions) > 0 ||
+		(params.OperationName != "" && params.OperationName != pl.name) {
+		return false
+	}
+	defer func() {
+		// gqlgen answers instead, and its recover function reports the panic.
+		if recover() != nil {
+			served = false
+		}
+	}()
+	buf := bytes.NewBuffer(make([]byte, 0, 1024))
+	buf.WriteString(`{"data":{`)
+	for i := range pl.roots {
+		f := &pl.roots[i]
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(f.key)
+		if f.typename {
+			graphql.MarshalString("Query").MarshalGQL(buf)
+			continue
+		}
+		args, ok := f.argValues(params.Variables)
+		if !ok {
+			return false
+		}
+		m, err := f.lookup(ctx, p.r, args)
+		if err != nil {
+			return false
+		}
+		if m == nil {
+			buf.WriteString("null")
+			continue
+		}
+		f.fields.write(buf, m)
+	}
+	buf.WriteString("}}")
+	w.Header().Set("Content-Type", responseType(accept))
+	w.Write(buf.Bytes()) //nolint:errcheck // the client is gone
+	return true
+}
+
+// argValues are the arguments' values; false when a variable is missing,
+// null, or of a kind other than a string or a number (gqlgen's coercion and
+// its errors are then gqlgen's to give).
+func (f *rootField) argValues(vars map[string]any) ([]any, bool) {
+	out := make([]any, len(f.args))
+	for i, a := range f.args {
+		if a.variable == "" {
+			out[i] = a.literal
+			continue
+		}
+		switch v := vars[a.variable].(type) {
+		case string, json.Number:
+			out[i] = v
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// learn compiles the operation gqlgen has just parsed and validated for
+// query, unless it was compiled before.
+func (p *plans) learn(ctx context.Context, query string, rc *graphql.OperationContext) {
+	if query == "" {
+		return
+	}
+	if _, seen := p.cache.Get(ctx, query); seen {
+		return
+	}
+	p.cache.Add(ctx, query, compile(rc.Doc))
+}
+
+// compile is the plan of doc; its roots are nil when doc is outside the
+// subset.
+func compile(doc *ast.QueryDocument) *plan {
+	if doc == nil || len(doc.Operations) != 1 || len(doc.Fragments) > 0 {
+		return &plan{}
+	}
+	op := doc.Operations[0]
+	if op.Operation != ast.Query || len(op.Directives) > 0 {
+		return &plan{}
+	}
+	for _, v := range op.VariableDefinitions {
+		if v.Type == nil || !v.Type.NonNull || v.Type.Elem != nil || v.DefaultValue != nil || len(v.Directives) > 0 {
+			return &plan{}
+		}
+		switch v.Type.NamedType {
+		case "EntityId", "Long", "Timestamp":
+		default:
+			return &plan{}
+		}
+	}
+	roots := make([]rootField, 0, len(op.SelectionSet))
+	ok := eachField(op.SelectionSet, func(f *ast.Field) bool {
+		root := rootField{key: responseKey(f)}
+		switch f.Name {
+		case "__typename":
+			root.typename = true
+		case "topicMessage":
+			root.lookup = lookupBySequence
+			root.args, root.fields = compileArgs(f, "topicId", "sequenceNumber"), compileObject(f.SelectionSet, topicMessageFields)
+		case "topicMessageByTimestamp":
+			root.lookup = lookupByTimestamp
+			root.args, root.fields = compileArgs(f, "consensusTimestamp"), compileObject(f.SelectionSet, topicMessageFields)
+		default:
+			return false
+		}
+		if !root.typename && (root.args == nil || root.fields == nil) {
+			return false
+		}
+		roots = append(roots, root)
+		return true
+	})
+	if !ok || len(roots) == 0 {
+		return &plan{}
+	}
+	return &plan{name: op.Name, roots: roots}
+}
+
+// eachField calls compile for every selection of set, in order; false when a
+// selection is a fragment, has directives, or repeats a response key (gqlgen
+// merges those), or when compile says false.
+func eachField(set ast.SelectionSet, compile func(*ast.Field) bool) bool {
+	keys := make(map[string]bool, len(set))
+	for _, sel := range set {
+		f, ok := sel.(*ast.Field)
+		if !ok || len(f.Directives) > 0 || keys[f.Alias] || f.Definition == nil {
+			return false
+		}
+		keys[f.Alias] = true
+		if !compile(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// compileArgs are f's arguments in the order given; nil when one is not a
+// variable, a string or an integer.
+func compileArgs(f *ast.Field, names ...string) []argSource {
+	if len(f.Arguments) != len(names) {
+		return nil
+	}
+	out := make([]argSource, len(names))
+	for i, name := range names {
+		a := f.Arguments.ForName(name)
+		if a == nil || a.Value == nil {
+			return nil
+		}
+		switch a.Value.Kind {
+		case ast.Variable:
+			out[i].variable = a.Value.Raw
+		case ast.StringValue, ast.BlockValue, ast.IntValue:
+			v, err := a.Value.Value(nil)
+			if err != nil {
+				return nil
+			}
+			out[i].literal = v
+		default:
+			return nil
+		}
+	}
+	return out
+}
+
+func responseKey(f *ast.Field) []byte {
+	var b bytes.Buffer
+	graphql.MarshalString(f.Alias).MarshalGQL(&b)
+	b.WriteByte(':')
+	return b.Bytes()
+}
+
+// The root fields' resolver code, as the gqlgen path runs it (the arguments
+// converted by the scalars' UnmarshalGQL, as its generated code does).
+
+func lookupBySequence(ctx context.Context, r *Resolver, args []any) (*view.TopicMessage, error) {
+	var topicID view.EntityIDArg
+	var seq view.LongArg
+	if topicID.UnmarshalGQL(args[0]) != nil || seq.UnmarshalGQL(args[1]) != nil {
+		return nil, errNotPlanned
+	}
+	m, errs, err := r.messageBySequence(ctx, topicID, seq)
+	if len(errs) > 0 {
+		return nil, errNotPlanned
+	}
+	return m, err
+}
+
+func lookupByTimestamp(ctx context.Context, r *Resolver, args []any) (*view.TopicMessage, error) {
+	var ts view.TimestampArg
+	if ts.UnmarshalGQL(args[0]) != nil {
+		return nil, errNotPlanned
+	}
+	return r.messageByTimestamp(ctx, ts)
+}
+
+// errNotPlanned sends a request whose arguments the resolver refuses to
+// gqlgen, which reports them.
+var errNotPlanned = errors.New("graph: left to gqlgen")
+
+// objectPlan is the selection of an object: a writer per field, in order.
+type objectPlan[T any] []fieldPlan[T]
+
+type fieldPlan[T any] struct {
+	key   []byte
+	write func(w io.Writer, v T)
+}
+
+func (p objectPlan[T]) write(w *bytes.Buffer, v T) {
+	w.WriteByte('{')
+	for i := range p {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.Write(p[i].key)
+		p[i].write(w, v)
+	}
+	w.WriteByte('}')
+}
+
+// fieldCompiler makes the writer of a field of T from its selection; nil
+// when the field is outside the subset.
+type fieldCompiler[T any] func(f *ast.Field) func(w io.Writer, v T)
+
+// compileObject is the plan of set over an object type whose fields
+// compilers covers (by field name); nil when a selection is outside the
+// subset.
+func compileObject[T any](set ast.SelectionSet, compilers map[string]fieldCompiler[T]) objectPlan[T] {
+	if len(set) == 0 {
+		return nil
+	}
+	out := make(objectPlan[T], 0, len(set))
+	ok := eachField(set, func(f *ast.Field) bool {
+		c := compilers[f.Name]
+		if c == nil {
+			return false
+		}
+		write := c(f)
+		if write == nil {
+			return false
+		}
+		out = append(out, fieldPlan[T]{key: responseKey(f), write: write})
+		return true
+	})
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+// Field writers, each with the marshaler of the field's type in the
+// generated code.
+
+func scalar[T, V any](get func(T) V, marshal func(V) graphql.Marshaler) fieldCompiler[T] {
+	return func(f *ast.Field) func(io.Writer, T) {
+		if len(f.Arguments) > 0 || len(f.SelectionSet) > 0 {
+			return nil
+		}
+		return func(w io.Writer, v T) { marshal(get(v)).MarshalGQL(w) }
+	}
+}
+
+func nullable[T, V any](get func(T) *V, marshal func(V) graphql.Marshaler) fieldCompiler[T] {
+	return scalar(get, func(p *V) graphql.Marshaler {
+		if p == nil {
+			return graphql.Null
+		}
+		return marshal(*p)
+	})
+}
+
+func typename[T any](name string) fieldCompiler[T] {
+	return scalar(func(T) string { return name }, graphql.MarshalString)
+}
+
+// object writes an object field whose value get gives; a nil value of a
+// non-null field, which gqlgen reports as an error, is left to gqlgen.
+func object[T, V any](get func(T) *V, nonNull bool, fields func() map[string]fieldCompiler[*V]) fieldCompiler[T] {
+	return func(f *ast.Field) func(io.Writer, T) {
+		if len(f.Arguments) > 0 {
+			return nil
+		}
+		p := compileObject(f.SelectionSet, fields())
+		if p == nil {
+			return nil
+		}
+		return func(w io.Writer, v T) {
+			o := get(v)
+			if o == nil {
+				if nonNull {
+					panic(errNotPlanned)
+				}
+				graphql.Null.MarshalGQL(w)
+				return
+			}
+			p.write(w.(*bytes.Buffer), o)
+		}
+	}
+}
+
+var topicMessageFields = map[string]fieldCompiler[*view.TopicMessage]{
+	"__typename":         typename[*view.TopicMessage]("TopicMessage"),
+	"topicId":            scalar((*view.TopicMessage).TopicID, graphql.MarshalString),
+	"sequenceNumber":     scalar((*view.TopicMessage).SequenceNumber, graphql.MarshalInt64),
+	"consensusTimestamp": scalar((*view.TopicMessage).ConsensusTimestamp, graphql.MarshalString),
+	"message":            compileMessage,
+	"payerAccountId":     nullable((*view.TopicMessage).PayerAccountID, graphql.MarshalString),
+	"runningHash":        scalar((*view.TopicMessage).RunningHash, graphql.MarshalString),
+	"runningHashVersion": scalar((*view.TopicMessage).RunningHashVersion, graphql.MarshalInt),
+	"chunkInfo":          object((*view.TopicMessage).ChunkInfo, false, func() map[string]fieldCompiler[*view.ChunkInfo] { return chunkInfoFields }),
+}
+
+// compileMessage is TopicMessage.message with its encoding argument as the
+// generated code reads it: the literal, or the schema's default.
+func compileMessage(f *ast.Field) func(io.Writer, *view.TopicMessage) {
+	if len(f.SelectionSet) > 0 || f.Definition == nil {
+		return nil
+	}
+	var encoding *view.MessageEncoding
+	if raw, ok := f.ArgumentMap(nil)["encoding"]; ok && raw != nil {
+		if a := f.Arguments.ForName("encoding"); a != nil && a.Value.Kind != ast.EnumValue {
+			return nil
+		}
+		text, err := graphql.UnmarshalString(raw)
+		if err != nil {
+			return nil
+		}
+		e := view.MessageEncoding(text)
+		encoding = &e
+	}
+	return func(w io.Writer, m *view.TopicMessage) { graphql.MarshalString(m.Message(encoding)).MarshalGQL(w) }
+}
+
+var chunkInfoFields = map[string]fieldCompiler[*view.ChunkInfo]{
+	"__typename": typename[*view.ChunkInfo]("ChunkInfo"),
+	"number":     scalar(func(c *view.ChunkInfo) int32 { return c.Number }, graphql.MarshalInt32),
+	"total":      scalar(func(c *view.ChunkInfo) int32 { return c.Total }, graphql.MarshalInt32),
+	"initialTransactionId": object(func(c *view.ChunkInfo) *view.TransactionID { return c.InitialTransactionID }, true,
+		func() map[string]fieldCompiler[*view.TransactionID] { return transactionIDFields }),
+}
+
+var transactionIDFields = map[string]fieldCompiler[*view.TransactionID]{
+	"__typename":            typename[*view.TransactionID]("TransactionId"),
+	"accountId":             nullable(func(t *view.TransactionID) *string { return t.AccountID }, graphql.MarshalString),
+	"nonce":                 nullable(func(t *view.TransactionID) *int32 { return t.Nonce }, graphql.MarshalInt32),
+	"scheduled":             nullable(func(t *view.TransactionID) *bool { return t.Scheduled }, graphql.MarshalBoolean),
+	"transactionValidStart": nullable(func(t *view.TransactionID) *string { return t.TransactionValidStart }, graphql.MarshalString),
+}

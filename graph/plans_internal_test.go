@@ -3,6 +3,7 @@ package graph
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"mirrorql/db"
@@ -399,5 +401,34 @@ func TestPlansTakeWhatThePOSTTransportTakes(t *testing.T) {
 			got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
 			t.Errorf("%s %q upgrade %q: %d %s, gqlgen %d %s", c.method, c.contentType, c.upgrade, got.Code, got.Body, want.Code, want.Body)
 		}
+	}
+}
+
+// TestPlansConcurrently: a plan serves many requests at once (the coalescer
+// batches their lookups) and each gets its own message; run with -race.
+func TestPlansConcurrently(t *testing.T) {
+	e := newPlanEnv(t)
+	body := func(s int) string { return request(bySeq, map[string]any{"t": "0.0.7", "s": s}) }
+	want := map[int]string{}
+	for s := 1; s <= 6; s++ {
+		want[s] = post(t, e.plain, body(s), "").Body.String()
+	}
+	e.check(t, "learn", body(1), "")
+	var wg sync.WaitGroup
+	errs := make(chan string, 16*40)
+	for g := range 16 {
+		wg.Go(func() {
+			for i := range 40 {
+				s := 1 + (g+i)%6
+				if got := post(t, e.compiled, body(s), "").Body.String(); got != want[s] {
+					errs <- fmt.Sprintf("sequence number %d: %s, want %s", s, got, want[s])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 }

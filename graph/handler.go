@@ -130,10 +130,19 @@ type heldBody struct {
 
 func (heldBody) Close() error { return nil }
 
+// heldBytes is r's body as limitRequest held it, when nothing has read from
+// it yet.
+func heldBytes(r *http.Request) ([]byte, bool) {
+	if h, ok := r.Body.(heldBody); ok && h.Len() == len(h.b) {
+		return h.b, true
+	}
+	return nil, false
+}
+
 // readBody is the whole of r's body.
 func readBody(r *http.Request) ([]byte, error) {
-	if h, ok := r.Body.(heldBody); ok && h.Len() == len(h.b) {
-		return h.b, nil
+	if b, ok := heldBytes(r); ok {
+		return b, nil
 	}
 	return io.ReadAll(r.Body)
 }

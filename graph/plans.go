@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -90,9 +89,9 @@ type argSource struct {
 // transport selection.
 func (p *plans) before(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// limitRequest has read the body whole; nothing here reads from it.
-		if held, ok := r.Body.(heldBody); ok && held.Len() == len(held.b) && (transport.POST{}).Supports(r) {
-			if params, ok := decodeParams(held.b); ok && p.serve(r.Context(), w, r.Header.Get("Accept"), params) {
+		// Only a body limitRequest held: next reads it again.
+		if body, ok := heldBytes(r); ok && (transport.POST{}).Supports(r) {
+			if params, ok := decodeParams(body); ok && p.serve(r.Context(), w, r.Header.Get("Accept"), params) {
 				return
 			}
 		}
@@ -311,7 +310,7 @@ type objectPlan[T any] []fieldPlan[T]
 
 type fieldPlan[T any] struct {
 	key   []byte
-	write func(w io.Writer, v T)
+	write func(w *bytes.Buffer, v T)
 }
 
 func (p objectPlan[T]) write(w *bytes.Buffer, v T) {
@@ -328,7 +327,7 @@ func (p objectPlan[T]) write(w *bytes.Buffer, v T) {
 
 // fieldCompiler makes the writer of a field of T from its selection; nil
 // when the field is outside the subset.
-type fieldCompiler[T any] func(f *ast.Field) func(w io.Writer, v T)
+type fieldCompiler[T any] func(f *ast.Field) func(w *bytes.Buffer, v T)
 
 // compileObject is the plan of set over an object type whose fields
 // compilers covers (by field name); nil when a selection is outside the
@@ -360,11 +359,11 @@ func compileObject[T any](set ast.SelectionSet, compilers map[string]fieldCompil
 // generated code.
 
 func scalar[T, V any](get func(T) V, marshal func(V) graphql.Marshaler) fieldCompiler[T] {
-	return func(f *ast.Field) func(io.Writer, T) {
+	return func(f *ast.Field) func(*bytes.Buffer, T) {
 		if len(f.Arguments) > 0 || len(f.SelectionSet) > 0 {
 			return nil
 		}
-		return func(w io.Writer, v T) { marshal(get(v)).MarshalGQL(w) }
+		return func(w *bytes.Buffer, v T) { marshal(get(v)).MarshalGQL(w) }
 	}
 }
 
@@ -384,7 +383,7 @@ func typename[T any](name string) fieldCompiler[T] {
 // object writes an object field whose value get gives; a nil value of a
 // non-null field, which gqlgen reports as an error, is left to gqlgen.
 func object[T, V any](get func(T) *V, nonNull bool, fields func() map[string]fieldCompiler[*V]) fieldCompiler[T] {
-	return func(f *ast.Field) func(io.Writer, T) {
+	return func(f *ast.Field) func(*bytes.Buffer, T) {
 		if len(f.Arguments) > 0 {
 			return nil
 		}
@@ -392,7 +391,7 @@ func object[T, V any](get func(T) *V, nonNull bool, fields func() map[string]fie
 		if p == nil {
 			return nil
 		}
-		return func(w io.Writer, v T) {
+		return func(w *bytes.Buffer, v T) {
 			o := get(v)
 			if o == nil {
 				if nonNull {
@@ -401,7 +400,7 @@ func object[T, V any](get func(T) *V, nonNull bool, fields func() map[string]fie
 				graphql.Null.MarshalGQL(w)
 				return
 			}
-			p.write(w.(*bytes.Buffer), o)
+			p.write(w, o)
 		}
 	}
 }
@@ -420,7 +419,7 @@ var topicMessageFields = map[string]fieldCompiler[*view.TopicMessage]{
 
 // compileMessage is TopicMessage.message with its encoding argument as the
 // generated code reads it: the literal, or the schema's default.
-func compileMessage(f *ast.Field) func(io.Writer, *view.TopicMessage) {
+func compileMessage(f *ast.Field) func(*bytes.Buffer, *view.TopicMessage) {
 	if len(f.SelectionSet) > 0 || f.Definition == nil {
 		return nil
 	}
@@ -436,7 +435,7 @@ func compileMessage(f *ast.Field) func(io.Writer, *view.TopicMessage) {
 		e := view.MessageEncoding(text)
 		encoding = &e
 	}
-	return func(w io.Writer, m *view.TopicMessage) { graphql.MarshalString(m.Message(encoding)).MarshalGQL(w) }
+	return func(w *bytes.Buffer, m *view.TopicMessage) { graphql.MarshalString(m.Message(encoding)).MarshalGQL(w) }
 }
 
 var chunkInfoFields = map[string]fieldCompiler[*view.ChunkInfo]{

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"mirrorql/db"
 )
 
 // planEnv answers requests twice over one database: with gqlgen's executor
@@ -26,10 +24,6 @@ type planEnv struct {
 
 func newPlanEnv(tb testing.TB) *planEnv {
 	d, o := fixtureDB(tb)
-	return newPlanEnvOn(d, o)
-}
-
-func newPlanEnvOn(d *db.DB, o Options) *planEnv {
 	compiled := newAPI(d, o, true, nil)
 	return &planEnv{plain: newAPI(d, o, false, nil), compiled: compiled, plans: compiled.plans}
 }
@@ -41,11 +35,8 @@ func (e *planEnv) check(tb testing.TB, name, body, accept string) (planned bool)
 	tb.Helper()
 	want := post(tb, e.plain, body, accept)
 	for i := range 2 {
-		if i == 1 { // did the plans answer, or pass the request on to gqlgen?
-			passed := false
-			h := limitRequest(1<<20, e.plans.before(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { passed = true })))
-			post(tb, h, body, accept)
-			planned = !passed
+		if i == 1 {
+			planned = e.fromPlan(func(h http.Handler) { post(tb, h, body, accept) })
 		}
 		got := post(tb, e.compiled, body, accept)
 		if got.Code != want.Code || !maps.EqualFunc(got.Header(), want.Header(), slices.Equal) ||
@@ -55,6 +46,14 @@ func (e *planEnv) check(tb testing.TB, name, body, accept string) (planned bool)
 		}
 	}
 	return planned
+}
+
+// fromPlan: did the plans answer what send sent, rather than pass it on to
+// gqlgen?
+func (e *planEnv) fromPlan(send func(http.Handler)) bool {
+	passed := false
+	send(limitRequest(1<<20, e.plans.before(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { passed = true }))))
+	return !passed
 }
 
 // sameAnswer: the same bytes; for answers with errors, which gqlgen lists
@@ -391,10 +390,8 @@ func TestPlansTakeWhatThePOSTTransportTakes(t *testing.T) {
 			h.ServeHTTP(w, r)
 			return w
 		}
-		passed := false
-		send(limitRequest(1<<20, e.plans.before(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { passed = true }))))
-		if passed == c.planned {
-			t.Errorf("%s %q upgrade %q: served from a plan %v, want %v", c.method, c.contentType, c.upgrade, !passed, c.planned)
+		if planned := e.fromPlan(func(h http.Handler) { send(h) }); planned != c.planned {
+			t.Errorf("%s %q upgrade %q: served from a plan %v, want %v", c.method, c.contentType, c.upgrade, planned, c.planned)
 		}
 		got, want := send(e.compiled), send(e.plain)
 		if got.Code != want.Code || got.Body.String() != want.Body.String() ||

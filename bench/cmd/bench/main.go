@@ -123,6 +123,12 @@ func parseFlags() flags {
 func main() {
 	log.SetFlags(log.Ltime)
 	log.SetPrefix("bench: ")
+	if file := os.Getenv(aloneEnv); file != "" {
+		if err := serveAlone(file); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	f := parseFlags()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -274,7 +280,23 @@ func run(ctx context.Context, f flags) error {
 	if err := checkRoutes(ctx, svc, routes, rep.graphql); err != nil {
 		return err
 	}
+	var alone *service
+	var aloneR route
+	if f.wants(aloneRoute) {
+		i := slices.IndexFunc(routes, func(r route) bool { return r.name == "by-sequence" })
+		if alone, aloneR, err = startAlone(ctx, f, svc, routes[i]); err != nil {
+			return fmt.Errorf("%s: %w", aloneRoute, err)
+		}
+		defer alone.stop()
+	}
 	for _, n := range f.conns {
+		if alone != nil {
+			m, err := measure(ctx, alone, aloneR, n, f, mon)
+			if err != nil {
+				return fmt.Errorf("%s at %d connections: %w", aloneRoute, n, err)
+			}
+			rep.rows = append(rep.rows, m)
+		}
 		for _, r := range routes {
 			if !f.wants(r.name) || (r.graphql && !rep.graphql) {
 				continue
@@ -287,8 +309,13 @@ func run(ctx context.Context, f flags) error {
 		}
 	}
 	if f.floor && f.targetRounds > 0 {
-		if rep.rounds, err = pairedRounds(ctx, f, large, svc, routes, rep.graphql, mon); err != nil {
+		if rep.rounds, err = pairedRounds(ctx, f, large, svc, routes, rep.graphql, mon, alone, aloneR); err != nil {
 			return err
+		}
+	}
+	if alone != nil {
+		if err := alone.stop(); err != nil {
+			log.Printf("%s exit: %v", aloneRoute, err)
 		}
 	}
 	rep.peakRSS = svc.hwm()
@@ -540,6 +567,7 @@ type service struct {
 	ready time.Duration
 	done  chan error
 	log   *os.File
+	files []string // removed when it stops
 
 	stopped bool
 	exitErr error
@@ -628,6 +656,9 @@ func (s *service) stop() error {
 	defer func() {
 		s.log.Close()
 		os.Remove(s.log.Name())
+		for _, f := range s.files {
+			os.Remove(f)
+		}
 	}()
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {

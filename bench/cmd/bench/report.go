@@ -214,6 +214,14 @@ func (r *report) markdown() string {
 			p("- %s: `%s` (%.0f bytes a response on average)", m.route.title, m.route.example, m.avgBytes)
 		}
 	}
+	if seen[aloneRoute] {
+		p("")
+		p("HTTP alone: the same requests to a second process that answers every one of them with the response")
+		p("the service gave to the first (its headers and body, recorded at the start), from memory, through")
+		p("`net/http` with no middleware and no database (`bench/cmd/bench/alone.go`). Its rate is a ceiling no")
+		p("handler passes on this machine, and its p99 the tail that sharing two cores among the load generator")
+		p("and a server adds to any exchange.")
+	}
 	if len(r.floors) > 0 {
 		p("")
 		p("Floor: `%s`, script:", r.floors[0].command)
@@ -240,7 +248,7 @@ func (r *report) markdown() string {
 	}
 	for _, t := range ratioTargets {
 		if v, text, ok := t.figure(single, true); ok {
-			p("| %s at %d conns | %s | %s |", t.title, c0, text, yes(t.meets(v)))
+			p("| %s at %d conns | %s | %s |", t.title, c0, text, t.verdict(t.meets(v)))
 		} else {
 			p("| %s at %d conns | not measured | – |", t.title, c0)
 		}

@@ -22,6 +22,9 @@ import (
 // targetRoutes are the routes a ratio target names, in the order of a round.
 var targetRoutes = []string{"by-sequence", "by-timestamp", "gql-message", "list-25", "list-gt-100"}
 
+// roundColumns are a round's phases after the floor, as the tables show them.
+var roundColumns = append([]string{aloneRoute}, targetRoutes...)
+
 // round is one pgbench floor and the target routes right after it.
 type round struct {
 	floor floor
@@ -38,8 +41,10 @@ func (rd round) row(name string) *measurement {
 }
 
 // pairedRounds runs f.targetRounds rounds at the first connection count.
+// alone, when not nil, is the HTTP alone server, measured after the floor
+// with aloneR.
 func pairedRounds(ctx context.Context, f flags, d *dataset, svc *service, routes []route, graphql bool,
-	mon *pgMonitor) ([]round, error) {
+	mon *pgMonitor, alone *service, aloneR route) ([]round, error) {
 	rf := f
 	rf.duration = f.targetDuration
 	conns := f.conns[0]
@@ -51,6 +56,13 @@ func pairedRounds(ctx context.Context, f flags, d *dataset, svc *service, routes
 		}
 		log.Printf("round %d: pgbench -c%d: %.0f tps", i+1, conns, fl.tps)
 		rd := round{floor: fl}
+		if alone != nil {
+			m, err := measure(ctx, alone, aloneR, conns, rf, mon)
+			if err != nil {
+				return out, fmt.Errorf("round %d: %s: %w", i+1, aloneR.name, err)
+			}
+			rd.rows = append(rd.rows, m)
+		}
 		for _, name := range targetRoutes {
 			j := slices.IndexFunc(routes, func(r route) bool { return r.name == name })
 			if j < 0 || !f.wants(name) || (routes[j].graphql && !graphql) {
@@ -71,6 +83,7 @@ func pairedRounds(ctx context.Context, f flags, d *dataset, svc *service, routes
 // latencies, judged on the single pass (as one round) and on the rounds.
 type ratioTarget struct {
 	title string
+	info  bool                                       // a reference figure with no target of its own
 	min   float64                                    // a rate target: num / den must reach it
 	rate  func(rd round) (num, den float64, ok bool) // its rates in a round
 	p99   func(rd round) (time.Duration, bool)       // or a latency target: at most p99Max
@@ -117,6 +130,8 @@ var ratioTargets = []ratioTarget{
 	{title: "GraphQL topicMessage ≥ 0.8 × REST by-sequence", min: 0.8, rate: rateOf("gql-message", "by-sequence")},
 	{title: "REST list limit=25 ≥ 0.35 × by-sequence", min: listMin, rate: rateOf("list-25", "by-sequence")},
 	{title: "REST list seq gt, limit=100 ≥ 0.35 × by-sequence", min: listMin, rate: rateOf("list-gt-100", "by-sequence")},
+	{title: "(reference, no target) HTTP alone p99: no database, no handler", info: true, p99: p99Of(aloneRoute)},
+	{title: "(reference, no target) REST by sequence ÷ HTTP alone", info: true, rate: rateOf("by-sequence", aloneRoute)},
 }
 
 // figure is the target's figure in one round (a ratio, or a p99 in
@@ -144,6 +159,14 @@ func (t ratioTarget) meets(v float64) bool {
 		return v <= float64(p99Max)
 	}
 	return v >= t.min
+}
+
+// verdict is the last cell of a target's row.
+func (t ratioTarget) verdict(met bool) string {
+	if t.info {
+		return "reference"
+	}
+	return yes(met)
 }
 
 // judge is a target's verdict on the rounds: the median of the rounds'
@@ -183,7 +206,7 @@ func (r *report) roundsMarkdown(p func(string, ...any)) {
 	p("above; a target's verdict is the median of the rounds' ratios (or p99s).")
 	p("")
 	head := []string{"round", "floor tps"}
-	for _, name := range targetRoutes {
+	for _, name := range roundColumns {
 		if m := r.rounds[0].row(name); m != nil {
 			head = append(head, m.route.title+" req/s", "p99 ms")
 		}
@@ -192,7 +215,7 @@ func (r *report) roundsMarkdown(p func(string, ...any)) {
 	p("|%s", strings.Repeat("---:|", len(head)))
 	for i, rd := range r.rounds {
 		cells := []string{fmt.Sprint(i + 1), fmt.Sprintf("%.0f", rd.floor.tps)}
-		for _, name := range targetRoutes {
+		for _, name := range roundColumns {
 			if r.rounds[0].row(name) == nil {
 				continue
 			}
@@ -209,7 +232,7 @@ func (r *report) roundsMarkdown(p func(string, ...any)) {
 	p("|---|---:|---|---|")
 	for _, t := range ratioTargets {
 		if median, each, met, ok := t.judge(r.rounds); ok {
-			p("| %s | %s | %s | %s |", t.title, median, strings.Join(each, ", "), yes(met))
+			p("| %s | %s | %s | %s |", t.title, median, strings.Join(each, ", "), t.verdict(met))
 		}
 	}
 }

@@ -97,6 +97,12 @@ func BenchmarkBySequence(b *testing.B) {
 	})
 }
 
+func BenchmarkList25(b *testing.B) {
+	run(b, func(r *rand.Rand) string {
+		return fmt.Sprintf("/api/v1/topics/0.0.%d/messages?limit=25", 2001+r.IntN(100))
+	})
+}
+
 func BenchmarkListGt100(b *testing.B) {
 	run(b, func(r *rand.Rand) string {
 		return fmt.Sprintf("/api/v1/topics/%s/messages?sequencenumber=gt:%d&limit=100", hotTopic, r.IntN(499_900))

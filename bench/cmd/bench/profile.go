@@ -23,7 +23,7 @@ type profileResult struct {
 
 // profiled are bench/handler's benchmarks run by `make bench`; the first
 // gets the full write-up (CPU and allocations), the others a CPU top list.
-var profiled = []string{"BySequence", "ListGt100", "GraphQLMessage", "GraphQLPage"}
+var profiled = []string{"BySequence", "List25", "ListGt100", "GraphQLMessage", "GraphQLPage"}
 
 var benchLineRE = regexp.MustCompile(`(?m)\b\d+\s+[\d.]+ ns/op.*$`)
 

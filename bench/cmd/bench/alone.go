@@ -135,6 +135,8 @@ func startAlone(ctx context.Context, f flags, svc *service, bySequence route) (*
 	if err != nil {
 		return nil, route{}, err
 	}
+	// A ready alone server has read it (serveAlone reads before it listens).
+	defer os.Remove(file)
 	self, err := os.Executable()
 	if err != nil {
 		return nil, route{}, err
@@ -145,7 +147,6 @@ func startAlone(ctx context.Context, f flags, svc *service, bySequence route) (*
 	if err != nil {
 		return nil, route{}, err
 	}
-	alone.files = append(alone.files, file)
 	r := bySequence
 	r.name, r.title, r.scaling = aloneRoute, "HTTP alone (no database)", false
 	return alone, r, nil

@@ -567,7 +567,6 @@ type service struct {
 	ready time.Duration
 	done  chan error
 	log   *os.File
-	files []string // removed when it stops
 
 	stopped bool
 	exitErr error
@@ -656,9 +655,6 @@ func (s *service) stop() error {
 	defer func() {
 		s.log.Close()
 		os.Remove(s.log.Name())
-		for _, f := range s.files {
-			os.Remove(f)
-		}
 	}()
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {

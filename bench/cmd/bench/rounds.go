@@ -139,18 +139,26 @@ var ratioTargets = []ratioTarget{
 func (t ratioTarget) figure(rd round, long bool) (v float64, text string, ok bool) {
 	if t.p99 != nil {
 		d, ok := t.p99(rd)
-		return float64(d), ms(d) + " ms", ok
+		return float64(d), t.text(float64(d)), ok
 	}
 	num, den, ok := t.rate(rd)
 	if !ok {
 		return 0, "", false
 	}
-	// Three decimals: a ratio of 0.4982 must not read as a 0.50 that
-	// failed its target of 0.5.
 	if long {
-		return num / den, fmt.Sprintf("%.0f / %.0f = %.3f", num, den, num/den), true
+		return num / den, fmt.Sprintf("%.0f / %.0f = %s", num, den, t.text(num/den)), true
 	}
-	return num / den, fmt.Sprintf("%.3f", num/den), true
+	return num / den, t.text(num / den), true
+}
+
+// text is figure v as the tables show it: a p99 in ms, or a ratio with
+// three decimals, so that 0.4982 does not read as a 0.50 that failed its
+// target of 0.5.
+func (t ratioTarget) text(v float64) string {
+	if t.p99 != nil {
+		return ms(time.Duration(v)) + " ms"
+	}
+	return fmt.Sprintf("%.3f", v)
 }
 
 // meets reports whether figure v meets the target.
@@ -187,10 +195,7 @@ func (t ratioTarget) judge(rounds []round) (median string, each []string, met, o
 	if len(sorted)%2 == 0 {
 		mid = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
 	}
-	if t.p99 != nil {
-		return ms(time.Duration(mid)) + " ms", each, t.meets(mid), true
-	}
-	return fmt.Sprintf("%.3f", mid), each, t.meets(mid), true
+	return t.text(mid), each, t.meets(mid), true
 }
 
 // roundsMarkdown is the report's section on the rounds.

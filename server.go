@@ -177,5 +177,5 @@ func runServer(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logge
 		Log:               log,
 	})
 	log.Info("listening", "addr", ln.Addr().String())
-	return httpserver.Run(ctx, srv, ln, cfg.ShutdownGrace, log)
+	return httpserver.Run(ctx, srv, ln, cfg.ShutdownGrace, log, ops.EndStreams)
 }

@@ -39,6 +39,18 @@ type Config struct {
 	GraphQLMaxBodyBytes  int64         `env:"GRAPHQL_MAX_BODY_BYTES" envDefault:"65536"`
 	GraphQLCompiled      bool          `env:"GRAPHQL_COMPILED_OPERATIONS" envDefault:"true"`
 
+	// Live topic messages: GraphQL subscriptions (package live).
+	LiveEnabled          bool          `env:"LIVE_ENABLED" envDefault:"true"`
+	LivePollInterval     time.Duration `env:"LIVE_POLL_INTERVAL" envDefault:"250ms"`
+	LiveRedisURL         string        `env:"LIVE_REDIS_URL"`
+	LiveMaxSubscriptions int           `env:"LIVE_MAX_SUBSCRIPTIONS" envDefault:"10000"`
+	LiveMaxPerConnection int           `env:"LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION" envDefault:"10"`
+	LiveBuffer           int           `env:"LIVE_BUFFER" envDefault:"4096"`
+	LiveKeepAlive        time.Duration `env:"LIVE_KEEPALIVE" envDefault:"15s"`
+	LiveWriteTimeout     time.Duration `env:"LIVE_WRITE_TIMEOUT" envDefault:"10s"`
+	GraphQLWSOrigins     []string      `env:"GRAPHQL_WS_ORIGINS" envSeparator:","`
+	GraphQLWSInitTimeout time.Duration `env:"GRAPHQL_WS_INIT_TIMEOUT" envDefault:"10s"`
+
 	// Operations: logging, HTTP server timeouts, shutdown.
 	LogFormat             string        `env:"LOG_FORMAT" envDefault:"json"`
 	LogLevel              string        `env:"LOG_LEVEL" envDefault:"info"`
@@ -166,6 +178,22 @@ func (c Config) validate() error {
 	check(c.CacheEntries >= 1, "%sCACHE_ENTRIES must be at least 1", Prefix)
 	check(c.CacheMaxBytes >= 1024, "%sCACHE_MAX_BYTES must be at least 1024", Prefix)
 	check(c.RedisTimeout > 0, "%sREDIS_TIMEOUT must be positive", Prefix)
+	check(c.LivePollInterval >= 10*time.Millisecond, "%sLIVE_POLL_INTERVAL must be at least 10ms", Prefix)
+	check(c.LiveMaxSubscriptions >= 1, "%sLIVE_MAX_SUBSCRIPTIONS must be at least 1", Prefix)
+	check(c.LiveMaxPerConnection >= 1, "%sLIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION must be at least 1", Prefix)
+	check(c.LiveBuffer >= 16, "%sLIVE_BUFFER must be at least 16", Prefix)
+	check(c.LiveKeepAlive >= time.Second, "%sLIVE_KEEPALIVE must be at least 1s", Prefix)
+	check(c.LiveWriteTimeout > 0, "%sLIVE_WRITE_TIMEOUT must be positive", Prefix)
+	check(c.GraphQLWSInitTimeout > 0, "%sGRAPHQL_WS_INIT_TIMEOUT must be positive", Prefix)
+	for _, o := range c.GraphQLWSOrigins {
+		o = strings.TrimSpace(o)
+		check(o == "*" || strings.HasPrefix(o, "http://") || strings.HasPrefix(o, "https://"),
+			"%sGRAPHQL_WS_ORIGINS: %q is not an origin (scheme://host[:port]) or *", Prefix, o)
+	}
+	if c.LiveRedisURL != "" {
+		_, err := redis.ParseURL(c.LiveRedisURL)
+		check(err == nil, "%sLIVE_REDIS_URL: %v", Prefix, err)
+	}
 	if c.RedisURL != "" {
 		_, err := redis.ParseURL(c.RedisURL)
 		check(err == nil, "%sREDIS_URL: %v", Prefix, err)

@@ -32,6 +32,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Query() QueryResolver
 	Schedule() ScheduleResolver
+	Subscription() SubscriptionResolver
 	Topic() TopicResolver
 	TopicMessage() TopicMessageResolver
 }
@@ -53,6 +54,9 @@ type QueryResolver interface {
 }
 type ScheduleResolver interface {
 	Status(ctx context.Context, obj *view.Schedule) (model.ScheduleStatus, error)
+}
+type SubscriptionResolver interface {
+	TopicMessages(ctx context.Context, topicID view.EntityIDArg, consensusStartTime *view.TimestampArg, consensusEndTime *view.TimestampArg, limit *view.LongArg) (<-chan *view.TopicMessage, error)
 }
 type TopicResolver interface {
 	Message(ctx context.Context, obj *view.Topic, sequenceNumber view.LongArg) (*view.TopicMessage, error)
@@ -121,6 +125,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			}
 
 			return &response
+		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
 		}
 
 	default:
@@ -748,6 +769,44 @@ func (ec *executionContext) field_Query_topics_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_topicMessages_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "topicId",
+		func(ctx context.Context, v any) (view.EntityIDArg, error) {
+			return ec.unmarshalNEntityId2mirrorqlᚋgraphᚋviewᚐEntityIDArg(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["topicId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "consensusStartTime",
+		func(ctx context.Context, v any) (*view.TimestampArg, error) {
+			return ec.unmarshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestampArg(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["consensusStartTime"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "consensusEndTime",
+		func(ctx context.Context, v any) (*view.TimestampArg, error) {
+			return ec.unmarshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestampArg(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["consensusEndTime"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*view.LongArg, error) {
+			return ec.unmarshalOLong2ᚖmirrorqlᚋgraphᚋviewᚐLongArg(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg3
 	return args, nil
 }
 
@@ -2139,6 +2198,50 @@ func (ec *executionContext) _ScheduleSignature_type(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_ScheduleSignature_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ScheduleSignature", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Subscription_topicMessages(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_topicMessages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().TopicMessages(ctx, fc.Args["topicId"].(view.EntityIDArg), fc.Args["consensusStartTime"].(*view.TimestampArg), fc.Args["consensusEndTime"].(*view.TimestampArg), fc.Args["limit"].(*view.LongArg))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *view.TopicMessage) graphql.Marshaler {
+			return ec.marshalNTopicMessage2ᚖmirrorqlᚋgraphᚋviewᚐTopicMessage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_topicMessages(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TopicMessage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_topicMessages_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _TimestampRange_from(ctx context.Context, field graphql.CollectedField, obj *view.TimestampRange) (ret graphql.Marshaler) {
@@ -5255,6 +5358,26 @@ func (ec *executionContext) _ScheduleSignature(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "topicMessages":
+		return ec._Subscription_topicMessages(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
+}
+
 var timestampRangeImplementors = []string{"TimestampRange"}
 
 func (ec *executionContext) _TimestampRange(ctx context.Context, sel ast.SelectionSet, obj *view.TimestampRange) graphql.Marshaler {
@@ -6579,6 +6702,10 @@ func (ec *executionContext) marshalNTopicEdge2ᚖmirrorqlᚋgraphᚐTopicEdge(ct
 		return graphql.Null
 	}
 	return ec._TopicEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTopicMessage2mirrorqlᚋgraphᚋviewᚐTopicMessage(ctx context.Context, sel ast.SelectionSet, v view.TopicMessage) graphql.Marshaler {
+	return ec._TopicMessage(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNTopicMessage2ᚕᚖmirrorqlᚋgraphᚋviewᚐTopicMessageᚄ(ctx context.Context, sel ast.SelectionSet, v []*view.TopicMessage) graphql.Marshaler {

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -66,6 +67,11 @@ func newAPI(d *db.DB, o Options, compiled bool, post graphql.Transport) api {
 		post = postJSON{plans: pl}
 	}
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: res}))
+	// gqlgen serves a request with the first transport that supports it:
+	// the upgrade and the event stream before the POST that would take
+	// them too.
+	srv.AddTransport(o.Streams.websocketTransport(o.Stream))
+	srv.AddTransport(sseTransport{keepAlive: o.Stream.KeepAlive, writeTimeout: o.Stream.WriteTimeout})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(post)
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
@@ -77,13 +83,16 @@ func newAPI(d *db.DB, o Options, compiled bool, post graphql.Transport) api {
 		maxDepth: o.MaxDepth, maxCost: o.MaxComplexity,
 		defaultFirst: o.LimitDefault, maxFirst: o.LimitMax,
 	})
+	srv.Use(streamLoaders{fresh: func(ctx context.Context) context.Context {
+		return withFreshLoaders(ctx, d, o.LoaderWait)
+	}})
 	srv.SetErrorPresenter(presentError(o.Log))
 	srv.SetRecoverFunc(recoverPanic(o.Log))
 	h := withLoaders(d, o.LoaderWait, srv)
 	if pl != nil {
 		h = pl.before(h)
 	}
-	return api{limitRequest(o.MaxBodyBytes, h), pl}
+	return api{o.Streams.upgrading(limitRequest(o.MaxBodyBytes, h), o.Stream.WriteTimeout), pl}
 }
 
 // limitRequest refuses a body (or a GET query string) larger than max bytes

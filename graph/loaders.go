@@ -250,9 +250,12 @@ func failAll[V any](n int, err error) []*dataloader.Result[V] {
 // withLoaders gives every request its own loaders (and so its own cache).
 func withLoaders(d *db.DB, wait time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := context.WithValue(r.Context(), loadersKey{}, newLoaders(d, wait))
-		next.ServeHTTP(w, r.WithContext(ctx))
+		next.ServeHTTP(w, r.WithContext(withFreshLoaders(r.Context(), d, wait)))
 	})
+}
+
+func withFreshLoaders(ctx context.Context, d *db.DB, wait time.Duration) context.Context {
+	return context.WithValue(ctx, loadersKey{}, newLoaders(d, wait))
 }
 
 func loadersOf(ctx context.Context) *loaders {

@@ -62,6 +62,15 @@ type ScheduleEdge struct {
 	Node   *view.Schedule `json:"node"`
 }
 
+// Topics followed live: the mirror node's gRPC `ConsensusService.subscribeTopic` over GraphQL, for
+// browsers and scripts. Subscribe over a WebSocket at `/graphql` (the `graphql-transport-ws`
+// protocol of the `graphql-ws` client and GraphiQL, or the legacy `graphql-ws` of
+// subscriptions-transport-ws) or with server-sent events (`POST /graphql` with
+// `Accept: text/event-stream`, graphql-sse's distinct connections mode, e.g. `curl -N`). Plain POST
+// and GET cannot subscribe.
+type Subscription struct {
+}
+
 // Comparisons on a timestamp; every operator given must hold (AND).
 type TimestampFilter struct {
 	Eq  *view.TimestampArg `json:"eq,omitempty"`

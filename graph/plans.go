@@ -90,7 +90,7 @@ type argSource struct {
 func (p *plans) before(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Only a body limitRequest held: next reads it again.
-		if body, ok := heldBytes(r); ok && (transport.POST{}).Supports(r) {
+		if body, ok := heldBytes(r); ok && (transport.POST{}).Supports(r) && !wantsEventStream(r) {
 			if params, ok := decodeParams(body); ok && p.serve(r.Context(), w, r.Header.Get("Accept"), params) {
 				return
 			}

@@ -39,6 +39,11 @@ type Options struct {
 	// by default the message lookups it has validated once are answered from
 	// compiled plans (plans.go).
 	NoCompiledOperations bool
+	// Streams feeds subscriptions and completes them at shutdown (none:
+	// subscriptions answer that they are off).
+	Streams *Streams
+	// Stream: the subscription transports' settings.
+	Stream StreamOptions
 	// NotFound answers a request for an explorer asset that does not exist,
 	// so it gets the service's own 404 (http.NotFoundHandler when nil).
 	NotFound http.Handler
@@ -60,6 +65,10 @@ func (o Options) withDefaults() Options {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
+	if o.Streams == nil {
+		o.Streams = NewStreams(nil)
+	}
+	o.Stream = o.Stream.withDefaults()
 	if o.NotFound == nil {
 		o.NotFound = http.NotFoundHandler()
 	}

@@ -149,6 +149,11 @@ func (r *scheduleResolver) Status(ctx context.Context, obj *view.Schedule) (mode
 	return obj.S.Status(now, model.Timestamp(r.opts.ScheduleLifetime.Nanoseconds())), nil
 }
 
+// TopicMessages follows a topic live (subscription.go, package live).
+func (r *subscriptionResolver) TopicMessages(ctx context.Context, topicID view.EntityIDArg, consensusStartTime *view.TimestampArg, consensusEndTime *view.TimestampArg, limit *view.LongArg) (<-chan *view.TopicMessage, error) {
+	return r.topicMessages(ctx, topicID, consensusStartTime, consensusEndTime, limit)
+}
+
 // Message loads through the request's message loader.
 func (r *topicResolver) Message(ctx context.Context, obj *view.Topic, sequenceNumber view.LongArg) (*view.TopicMessage, error) {
 	seq, ok := model.ParseSequenceNumber(string(sequenceNumber))
@@ -225,11 +230,14 @@ func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
 func (r *Resolver) Schedule() ScheduleResolver { return &scheduleResolver{r} }
 
+func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
+
 func (r *Resolver) Topic() TopicResolver { return &topicResolver{r} }
 
 func (r *Resolver) TopicMessage() TopicMessageResolver { return &topicMessageResolver{r} }
 
 type queryResolver struct{ *Resolver }
 type scheduleResolver struct{ *Resolver }
+type subscriptionResolver struct{ *Resolver }
 type topicResolver struct{ *Resolver }
 type topicMessageResolver struct{ *Resolver }

@@ -52,7 +52,12 @@ var ErrGraceExceeded = errors.New("shutdown grace period exceeded: in-flight req
 // once, idle connections are closed, requests in flight may finish within
 // grace; past it the remaining connections are closed and Run returns
 // ErrGraceExceeded. A failure of the listener itself ends Run early.
-func Run(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration, log *slog.Logger) error {
+//
+// Streams are not requests that finish by themselves, and a hijacked
+// connection (a WebSocket) is not waited for at all: each of ends, run
+// alongside the shutdown within the same grace, ends some of them (it must
+// return once they are ended, or when its context ends).
+func Run(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Duration, log *slog.Logger, ends ...func(context.Context) error) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -67,7 +72,16 @@ func Run(ctx context.Context, srv *http.Server, ln net.Listener, grace time.Dura
 	start := time.Now()
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
+	ended := make(chan error, len(ends))
+	for _, end := range ends {
+		go func() { ended <- end(sctx) }()
+	}
 	err := srv.Shutdown(sctx)
+	for range ends {
+		if eerr := <-ended; eerr != nil && err == nil {
+			err = eerr
+		}
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		_ = srv.Close()
 		log.Warn("shutdown grace period exceeded; closed the remaining connections", "grace", grace)

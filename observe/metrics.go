@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -154,3 +155,51 @@ func (c *dbStatsCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(descIdleTime, float64(s.MaxIdleTimeClosed))
 	counter(descLifetime, float64(s.MaxLifetimeClosed))
 }
+
+// Live is the instruments of the live topic messages (package live's
+// Metrics), registered with m.
+func (m *Metrics) Live() *LiveMetrics {
+	l := &LiveMetrics{
+		open: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: Namespace, Subsystem: "live", Name: "subscriptions",
+			Help: "Open topic message subscriptions.",
+		}),
+		delivered: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: Namespace, Subsystem: "live", Name: "messages_delivered_total",
+			Help: "Topic messages handed to subscribers.",
+		}),
+		ended: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Subsystem: "live", Name: "subscriptions_ended_total",
+			Help: "Subscriptions ended, by reason (limit, end_time, client_gone, client_too_slow, gap, unavailable, shutdown).",
+		}, []string{"reason"}),
+		poll: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: Namespace, Subsystem: "live", Name: "poll_duration_seconds",
+			Help:    "Time of the live poller's statement.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}),
+		lag: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: Namespace, Subsystem: "live", Name: "lag_seconds",
+			Help: "Wall clock minus the newest consensus timestamp the live poller has seen.",
+		}),
+	}
+	m.Registry.MustRegister(l.open, l.delivered, l.ended, l.poll, l.lag)
+	return l
+}
+
+// LiveMetrics are the live topic messages' instruments.
+type LiveMetrics struct {
+	open      prometheus.Gauge
+	delivered prometheus.Counter
+	ended     *prometheus.CounterVec
+	poll      prometheus.Histogram
+	lag       prometheus.Gauge
+}
+
+func (l *LiveMetrics) SubscriptionOpened() { l.open.Inc() }
+func (l *LiveMetrics) SubscriptionEnded(reason string) {
+	l.open.Dec()
+	l.ended.WithLabelValues(reason).Inc()
+}
+func (l *LiveMetrics) Delivered()                { l.delivered.Inc() }
+func (l *LiveMetrics) Polled(took time.Duration) { l.poll.Observe(took.Seconds()) }
+func (l *LiveMetrics) Lag(d time.Duration)       { l.lag.Set(d.Seconds()) }

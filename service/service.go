@@ -13,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/redis/go-redis/v9"
 
 	"mirrorql/apidocs"
 	"mirrorql/cache"
@@ -20,6 +21,7 @@ import (
 	"mirrorql/db"
 	"mirrorql/graph"
 	"mirrorql/limits"
+	"mirrorql/live"
 	"mirrorql/model"
 	"mirrorql/observe"
 	"mirrorql/rest"
@@ -30,6 +32,11 @@ import (
 type Operations struct {
 	metrics *observe.Metrics
 	cache   cache.Store
+	// streams feed the GraphQL subscriptions from the live hub (nil
+	// when they are off); stopLive ends the hub's poller and Redis waker.
+	streams  *graph.Streams
+	stopLive context.CancelFunc
+	liveDone chan struct{}
 }
 
 // NewOperations builds them as cfg says; Close releases them.
@@ -56,11 +63,57 @@ func NewOperations(ctx context.Context, cfg config.Config, d *db.DB, log *slog.L
 	default:
 		ops.cache = cache.NewMemory(cfg.CacheEntries, cfg.CacheMaxBytes, nil)
 	}
+	ops.startLive(cfg, d, log)
 	return ops, nil
 }
 
-// Close releases the cache store's connections.
+// startLive starts the live hub's poller (and its Redis wake-up when
+// configured), unless subscriptions are off. It runs until Close, not until
+// the signal that starts a shutdown: the streams complete first.
+func (o *Operations) startLive(cfg config.Config, d *db.DB, log *slog.Logger) {
+	o.liveDone = make(chan struct{})
+	if !cfg.LiveEnabled {
+		o.streams = graph.NewStreams(nil)
+		o.stopLive = func() {}
+		close(o.liveDone)
+		return
+	}
+	hub := live.New(d, live.Options{
+		PollInterval: cfg.LivePollInterval, MaxSubscriptions: cfg.LiveMaxSubscriptions, Buffer: cfg.LiveBuffer,
+		Log: log, Metrics: o.metrics.Live(),
+	})
+	o.streams = graph.NewStreams(hub)
+	ctx, cancel := context.WithCancel(context.Background())
+	o.stopLive = cancel
+	var client *redis.Client
+	if cfg.LiveRedisURL != "" {
+		opts, _ := redis.ParseURL(cfg.LiveRedisURL) // config checked it
+		client = redis.NewClient(opts)
+	}
+	go func() {
+		defer close(o.liveDone)
+		if client == nil {
+			hub.Run(ctx)
+			return
+		}
+		defer client.Close()
+		go live.WakeOnRedis(ctx, hub, client, liveRecheck, log)
+		hub.Run(ctx)
+	}()
+}
+
+// liveRecheck: after an importer's publication the hub polls at once and
+// again this much later, as the publication precedes the commit.
+const liveRecheck = 50 * time.Millisecond
+
+// EndStreams completes every subscription and closes every WebSocket
+// (httpserver.Run calls it at shutdown).
+func (o *Operations) EndStreams(ctx context.Context) error { return o.streams.Shutdown(ctx) }
+
+// Close stops the live poller and releases the cache store's connections.
 func (o *Operations) Close() {
+	o.stopLive()
+	<-o.liveDone
 	if o.cache != nil {
 		_ = o.cache.Close()
 	}
@@ -100,7 +153,11 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 			RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
 			Exempt: []string{RouteLiveness, RouteReadiness, RouteMetrics},
 		}),
-		middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024}),
+		// A subscription stream is never compressed into one buffer nor
+		// cut at the request deadline: it lives for hours, each write
+		// bounded by the stream transports.
+		middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024,
+			Skipper: func(c echo.Context) bool { return graph.IsStream(c.Request()) }}),
 		RequestDeadline(cfg.RequestTimeout),
 	}
 	if ops.cache != nil {
@@ -135,7 +192,12 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 		NoIntrospection:      !cfg.GraphQLIntrospection,
 		NoCompiledOperations: !cfg.GraphQLCompiled,
 		MaxBodyBytes:         cfg.GraphQLMaxBodyBytes,
-		NotFound:             rest.NotFoundHandler(),
+		Streams:              ops.streams,
+		Stream: graph.StreamOptions{
+			KeepAlive: cfg.LiveKeepAlive, WriteTimeout: cfg.LiveWriteTimeout, InitTimeout: cfg.GraphQLWSInitTimeout,
+			Origins: cfg.GraphQLWSOrigins, MaxPerConnection: cfg.LiveMaxPerConnection,
+		},
+		NotFound: rest.NotFoundHandler(),
 	}))
 	e.Match([]string{http.MethodGet, http.MethodHead, http.MethodPost}, graph.Endpoint, gql)
 	e.Match([]string{http.MethodGet, http.MethodHead}, graph.Endpoint+"/explorer/*", gql)
@@ -179,6 +241,9 @@ func composedOnce(mws ...echo.MiddlewareFunc) echo.MiddlewareFunc {
 func RequestDeadline(timeout time.Duration) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			if graph.IsStream(c.Request()) {
+				return next(c)
+			}
 			ctx, cancel := context.WithTimeout(c.Request().Context(), timeout)
 			defer cancel()
 			c.SetRequest(c.Request().WithContext(ctx))

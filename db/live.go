@@ -1,0 +1,97 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"mirrorql/model"
+)
+
+// livePollSQL is the one statement the live poller sends per interval for
+// every subscribed topic at once. topic_message has no index on
+// consensus_timestamp alone, so the new messages are found as the mirror
+// node's shared poller finds them: on transaction's (type,
+// consensus_timestamp) index, ConsensusSubmitMessage (27) past the
+// watermark, SUCCESS (22), of the subscribed topics; each is then one probe
+// of topic_message's (topic_id, consensus_timestamp) index (the LATERAL
+// keeps the planner from hashing the whole table). The ledger's head (the
+// newest transaction of any kind, a backward step on the primary key) comes
+// with it: it tells subscribers with an end time that no message before
+// that time can still arrive. The marks row is there even when no message
+// is, hence the LEFT JOIN.
+const livePollSQL = "WITH tx AS MATERIALIZED (" +
+	"SELECT entity_id AS topic_id, consensus_timestamp FROM transaction" +
+	" WHERE type = 27 AND consensus_timestamp > $1 AND result = 22 AND entity_id = ANY ($2::bigint[])" +
+	" ORDER BY consensus_timestamp LIMIT $3), " +
+	"marks AS (SELECT (SELECT max(consensus_timestamp) FROM transaction) AS head," +
+	" (SELECT max(consensus_timestamp) FROM tx) AS scanned) " +
+	"SELECT marks.head, marks.scanned, " + messageColumnsM + " FROM marks LEFT JOIN (tx CROSS JOIN LATERAL (" +
+	"SELECT " + messageColumns + " FROM topic_message AS t" +
+	" WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp) AS m) ON true " +
+	"ORDER BY m.consensus_timestamp"
+
+// Poll is what one live poll found.
+type Poll struct {
+	// Messages of the subscribed topics past the watermark, in consensus
+	// order (so in sequence order within a topic).
+	Messages []model.TopicMessage
+	// Scanned is the newest submit transaction the poll walked past (0 when
+	// none): the next poll's watermark. It can be ahead of the newest
+	// message when a transaction row has no message row.
+	Scanned model.Timestamp
+	// Head is the newest transaction of the ledger (0 when there is none).
+	Head model.Timestamp
+	// Full: the poll stopped at its limit; more may be waiting.
+	Full bool
+}
+
+// LivePoll finds the messages of topics whose submit transaction is after
+// the watermark, at most limit of them. A watermark of model.Timestamp
+// math.MaxInt64 finds none and only reads the ledger's head.
+func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int) (Poll, error) {
+	var p Poll
+	read := func(rows rowSource) error {
+		var (
+			head, scanned, ts, seq, topic pgtype.Int8
+			r                             rowColumns
+		)
+		dest := []any{&head, &scanned, &ts, &r.message, &r.hash, &seq, &r.version, &r.chunkNum, &r.chunkTotal,
+			&r.payer, &r.validStart, &topic, &r.initial}
+		for rows.Next() {
+			r.message, r.hash, r.initial = nil, nil, nil
+			if err := rows.Scan(dest...); err != nil {
+				return err
+			}
+			p.Head, p.Scanned = model.Timestamp(head.Int64), model.Timestamp(scanned.Int64)
+			if !ts.Valid { // the marks row alone: no message
+				continue
+			}
+			r.ts, r.seq, r.topic = ts.Int64, seq.Int64, topic.Int64
+			row := r // the message's nullable fields point into its own copy
+			p.Messages = append(p.Messages, row.topicMessage())
+		}
+		return rows.Err()
+	}
+	if err := d.query(ctx, read, livePollSQL, int64(after), entityIDs(topics), int64(limit)); err != nil {
+		return Poll{}, fmt.Errorf("live poll of %d topics: %w", len(topics), err)
+	}
+	p.Full = limit > 0 && after != math.MaxInt64 && len(p.Messages) >= limit
+	return p, nil
+}
+
+// EntityKind is the type of the entity row with this id ("TOPIC",
+// "ACCOUNT", ...), ErrNotFound when it has none.
+func (d *DB) EntityKind(ctx context.Context, id model.EntityID) (string, error) {
+	var kinds []string
+	err := d.bun.NewRaw("SELECT type::text FROM entity WHERE id = ?", int64(id)).Scan(ctx, &kinds)
+	if err != nil {
+		return "", fmt.Errorf("entity %s: %w", id, err)
+	}
+	if len(kinds) == 0 {
+		return "", ErrNotFound
+	}
+	return kinds[0], nil
+}

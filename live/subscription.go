@@ -1,0 +1,400 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"mirrorql/db"
+	"mirrorql/model"
+)
+
+// Request is what a subscriber asks for; the caller has validated it.
+type Request struct {
+	Topic model.EntityID
+	// Start is inclusive; End exclusive, 0 for never.
+	Start, End model.Timestamp
+	// Limit is the most messages to send, 0 for no limit.
+	Limit int64
+}
+
+// Error ends a stream abnormally; Code is the GraphQL extensions.code.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// The codes a stream can end with.
+const (
+	CodeInternal      = "INTERNAL"
+	CodeClientTooSlow = "CLIENT_TOO_SLOW"
+	CodeUnavailable   = "UNAVAILABLE"
+)
+
+var (
+	errUnavailable = &Error{CodeUnavailable, "The database is unavailable; subscribe again later"}
+	errTooSlow     = &Error{CodeClientTooSlow, "Client lags too much behind. Please retry later"}
+	// errShutdown completes a stream: the service is stopping.
+	errShutdown = errors.New("shutdown")
+)
+
+// Ending reasons, the label of the metric of ended subscriptions.
+const (
+	EndedLimit      = "limit"
+	EndedEndTime    = "end_time"
+	EndedShutdown   = "shutdown"
+	EndedClientGone = "client_gone"
+	EndedTooSlow    = "client_too_slow"
+	EndedGap        = "gap"
+	EndedDatabase   = "unavailable"
+)
+
+// Subscription is one subscriber's stream.
+type Subscription struct {
+	hub   *Hub
+	req   Request
+	cycle uint64 // the poll cycle that hands it off (Hub.handedOff)
+
+	mu      sync.Mutex
+	pending []*model.TopicMessage // live messages not yet taken
+	live    bool                  // past its history: overflow is an error, not a re-read
+	reread  bool                  // messages were dropped while reading history
+	err     error                 // why the hub stopped it
+	notify  chan struct{}         // something to look at: a message, the head, a stop
+	stopped chan struct{}         // closed with err
+
+	// The stream's position, owned by Run.
+	sent    int64
+	lastSeq int64
+	lastTs  model.Timestamp
+}
+
+// Subscribe registers a stream; the caller must Run it, then Close it.
+func (h *Hub) Subscribe(req Request) (*Subscription, error) {
+	s := &Subscription{hub: h, req: req, notify: make(chan struct{}, 1), stopped: make(chan struct{})}
+	if err := h.register(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// errDone ends Run without an error: the limit or the end time was reached.
+var errDone = errors.New("done")
+
+// Run streams the topic's messages to emit, in order, until the request is
+// satisfied (nil), ctx ends (its error), or the stream cannot go on (an
+// *Error). emit must return an error only when the client is gone.
+func (s *Subscription) Run(ctx context.Context, emit func(*model.TopicMessage) error) (err error) {
+	send := func(m *model.TopicMessage) error {
+		if s.req.End > 0 && m.ConsensusTimestamp >= s.req.End {
+			return errDone
+		}
+		if err := emit(m); err != nil {
+			return err
+		}
+		s.hub.o.Metrics.Delivered()
+		s.sent++
+		s.lastSeq, s.lastTs = m.SequenceNumber, m.ConsensusTimestamp
+		if s.req.Limit > 0 && s.sent >= s.req.Limit {
+			return errDone
+		}
+		return nil
+	}
+	err = s.run(ctx, send)
+	switch {
+	case errors.Is(err, errDone):
+		return nil
+	case errors.Is(err, errShutdown):
+		return nil
+	}
+	return err
+}
+
+// Reason is the metric label for how Run ended with err.
+func (s *Subscription) reason(err error) string {
+	var e *Error
+	switch {
+	case err == nil && s.stopErr() == errShutdown:
+		return EndedShutdown
+	case err == nil && s.req.Limit > 0 && s.sent >= s.req.Limit:
+		return EndedLimit
+	case err == nil:
+		return EndedEndTime
+	case errors.As(err, &e) && e.Code == CodeClientTooSlow:
+		return EndedTooSlow
+	case errors.As(err, &e) && e.Code == CodeUnavailable:
+		return EndedDatabase
+	case errors.As(err, &e):
+		return EndedGap
+	}
+	return EndedClientGone
+}
+
+// Close unregisters the stream, counting it as ended by err (what Run
+// returned).
+func (s *Subscription) Close(err error) { s.hub.unregister(s, s.reason(err)) }
+
+func (s *Subscription) run(ctx context.Context, send func(*model.TopicMessage) error) error {
+	if err := s.hub.handedOff(ctx, s); err != nil {
+		return err
+	}
+	// History: everything the database holds from the start time on.
+	if err := s.history(ctx, send); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.live = true
+	s.mu.Unlock()
+
+	safety := time.NewTimer(s.hub.o.SafetyCheck)
+	defer safety.Stop()
+	var grace <-chan time.Time
+	if s.req.End > 0 {
+		wait := time.Unix(0, int64(s.req.End)).Add(s.hub.o.EndGrace).Sub(s.hub.o.Now())
+		t := time.NewTimer(max(wait, 0))
+		defer t.Stop()
+		grace = t.C
+	}
+	for {
+		if err := s.stopErr(); err != nil {
+			return err
+		}
+		msgs, reread := s.take()
+		if reread {
+			if err := s.history(ctx, send); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, m := range msgs {
+			if err := s.deliver(ctx, m, true, send); err != nil {
+				return err
+			}
+		}
+		if s.req.End > 0 && s.hub.Head() >= s.req.End {
+			// The ledger has moved past the end time: what is still missing
+			// before it has been committed by now.
+			return s.finish(ctx, send)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.notify:
+		case <-safety.C:
+			if err := s.history(ctx, send); err != nil {
+				return err
+			}
+		case <-grace:
+			return s.finish(ctx, send)
+		}
+	}
+}
+
+// history sends the topic's messages from the start time, or after the last
+// one sent, until the database has no more; a hole in the sequence numbers is
+// filled by gapFill.
+func (s *Subscription) history(ctx context.Context, send func(*model.TopicMessage) error) error {
+	for {
+		if err := s.stopErr(); err != nil {
+			return err
+		}
+		f := db.MessageFilter{TopicID: s.req.Topic, Order: model.Asc, Limit: s.hub.o.Page}
+		if s.sent == 0 {
+			f.Timestamp = append(f.Timestamp, model.Condition[model.Timestamp]{Op: model.OpGte, Value: s.req.Start})
+		} else {
+			f.Timestamp = append(f.Timestamp, model.Condition[model.Timestamp]{Op: model.OpGt, Value: s.lastTs})
+		}
+		if s.req.End > 0 {
+			f.Timestamp = append(f.Timestamp, model.Condition[model.Timestamp]{Op: model.OpLt, Value: s.req.End})
+		}
+		s.mu.Lock()
+		s.reread = false // what is dropped from now on is read again
+		s.mu.Unlock()
+		page, err := s.read(ctx, f)
+		if err != nil {
+			return err
+		}
+		for i := range page {
+			if err := s.deliver(ctx, &page[i], false, send); err != nil {
+				return err
+			}
+		}
+		if len(page) < f.Limit {
+			return nil
+		}
+	}
+}
+
+// deliver sends m (from the poller when polled, else from a read of the
+// database) if it is the next message, after filling the gap before it; a
+// message already sent, or before the start time, is skipped.
+func (s *Subscription) deliver(ctx context.Context, m *model.TopicMessage, polled bool, send func(*model.TopicMessage) error) error {
+	if m.ConsensusTimestamp < s.req.Start || (s.sent > 0 && m.SequenceNumber <= s.lastSeq) {
+		return nil
+	}
+	if s.sent == 0 && polled {
+		// The first message from the poller while the history read found
+		// nothing: a message before this one may have been committed since.
+		// Reading the history again sends it, and this one after it.
+		return s.history(ctx, send)
+	}
+	if s.sent > 0 && m.SequenceNumber > s.lastSeq+1 {
+		if err := s.gapFill(ctx, m.SequenceNumber, send); err != nil {
+			return err
+		}
+	}
+	return send(m)
+}
+
+// gapFill sends the messages between the last one sent and the sequence
+// number next, read by sequence number; a number still missing after
+// GapRetries attempts ends the stream.
+func (s *Subscription) gapFill(ctx context.Context, next int64, send func(*model.TopicMessage) error) error {
+	wait := s.hub.o.GapWait
+	for attempt := 0; ; {
+		f := db.MessageFilter{TopicID: s.req.Topic, Order: model.Asc, Limit: s.hub.o.Page,
+			SequenceNumber: []model.Condition[int64]{{Op: model.OpGt, Value: s.lastSeq}, {Op: model.OpLt, Value: next}}}
+		page, err := s.read(ctx, f)
+		if err != nil {
+			return err
+		}
+		progressed := false
+		for i := range page {
+			m := &page[i]
+			if m.SequenceNumber != s.lastSeq+1 {
+				break
+			}
+			if err := send(m); err != nil {
+				return err
+			}
+			progressed = true
+		}
+		if s.lastSeq+1 >= next {
+			return nil
+		}
+		if progressed {
+			continue
+		}
+		if attempt++; attempt > s.hub.o.GapRetries {
+			return &Error{CodeInternal, fmt.Sprintf("Message %d of topic %s is missing after message %d; subscribe again from %s",
+				s.lastSeq+1, s.req.Topic, s.lastSeq, s.lastTs+1)}
+		}
+		if err := s.sleep(ctx, wait); err != nil {
+			return err
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// finish sends what is left before the end time, then completes.
+func (s *Subscription) finish(ctx context.Context, send func(*model.TopicMessage) error) error {
+	if err := s.history(ctx, send); err != nil {
+		return err
+	}
+	return errDone
+}
+
+// read runs one page, retrying through a database outage shorter than
+// Options.Outage.
+func (s *Subscription) read(ctx context.Context, f db.MessageFilter) ([]model.TopicMessage, error) {
+	var since time.Time
+	wait := 50 * time.Millisecond
+	for {
+		page, err := s.hub.src.MessagesOfTopic(ctx, f)
+		if err == nil {
+			return page, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if since.IsZero() {
+			since = s.hub.o.Now()
+		}
+		if s.hub.o.Now().Sub(since) >= s.hub.o.Outage {
+			return nil, errUnavailable
+		}
+		if err := s.sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+// sleep waits d unless the stream is stopped or ctx ends first.
+func (s *Subscription) sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.stopped:
+		return s.stopErr()
+	case <-t.C:
+		return nil
+	}
+}
+
+// offer queues a live message (the hub holds its lock): past Buffer, a live
+// stream is stopped as too slow, and one still reading history drops it and
+// reads again once its history is done.
+func (s *Subscription) offer(m *model.TopicMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return
+	}
+	if len(s.pending) >= s.hub.o.Buffer {
+		if s.live {
+			s.stopLocked(errTooSlow)
+			return
+		}
+		s.reread = true
+		s.pending = s.pending[:0]
+		return
+	}
+	s.pending = append(s.pending, m)
+	s.signal()
+}
+
+// take hands over the queued messages; reread says some were dropped.
+func (s *Subscription) take() ([]*model.TopicMessage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	msgs, reread := s.pending, s.reread
+	s.pending, s.reread = nil, false
+	return msgs, reread
+}
+
+func (s *Subscription) signal() {
+	select {
+	case s.notify <- struct{}{}:
+	default:
+	}
+}
+
+// stop ends the stream with err at its next step.
+func (s *Subscription) stop(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopLocked(err)
+}
+
+func (s *Subscription) stopLocked(err error) {
+	if s.err != nil {
+		return
+	}
+	s.err = err
+	s.pending = nil
+	close(s.stopped)
+	s.signal()
+}
+
+func (s *Subscription) stopErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}

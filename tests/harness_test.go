@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,7 +29,8 @@ var (
 	buildErr  error
 )
 
-// binary builds mirrorql once per test process.
+// binary builds mirrorql once per test process (with the race detector when
+// MIRRORQL_TEST_RACE is set).
 func binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -38,7 +40,11 @@ func binary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "mirrorql")
-		out, err := exec.Command("go", "build", "-o", binPath, "..").CombinedOutput()
+		args := []string{"build", "-o", binPath}
+		if os.Getenv("MIRRORQL_TEST_RACE") != "" {
+			args = append(args, "-race") // the service under the race detector: its log then reports races
+		}
+		out, err := exec.Command("go", append(args, "..")...).CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -84,6 +90,9 @@ func launch(t testing.TB, probe, dbURL string, env ...string) *server {
 		case <-done:
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
+		}
+		if strings.Contains(logs.String(), "WARNING: DATA RACE") {
+			t.Errorf("the server reported a data race")
 		}
 		if t.Failed() {
 			t.Logf("server %s log:\n%s", addr, logs.String())

@@ -48,7 +48,7 @@ type Config struct {
 	LiveBuffer           int           `env:"LIVE_BUFFER" envDefault:"4096"`
 	LiveKeepAlive        time.Duration `env:"LIVE_KEEPALIVE" envDefault:"15s"`
 	LiveWriteTimeout     time.Duration `env:"LIVE_WRITE_TIMEOUT" envDefault:"10s"`
-	GraphQLWSOrigins     []string      `env:"GRAPHQL_WS_ORIGINS" envSeparator:","`
+	GraphQLWSOrigins     string        `env:"GRAPHQL_WS_ORIGINS"`
 	GraphQLWSInitTimeout time.Duration `env:"GRAPHQL_WS_INIT_TIMEOUT" envDefault:"10s"`
 
 	// Operations: logging, HTTP server timeouts, shutdown.
@@ -185,8 +185,7 @@ func (c Config) validate() error {
 	check(c.LiveKeepAlive >= time.Second, "%sLIVE_KEEPALIVE must be at least 1s", Prefix)
 	check(c.LiveWriteTimeout > 0, "%sLIVE_WRITE_TIMEOUT must be positive", Prefix)
 	check(c.GraphQLWSInitTimeout > 0, "%sGRAPHQL_WS_INIT_TIMEOUT must be positive", Prefix)
-	for _, o := range c.GraphQLWSOrigins {
-		o = strings.TrimSpace(o)
+	for _, o := range c.WSOrigins() {
 		check(o == "*" || strings.HasPrefix(o, "http://") || strings.HasPrefix(o, "https://"),
 			"%sGRAPHQL_WS_ORIGINS: %q is not an origin (scheme://host[:port]) or *", Prefix, o)
 	}
@@ -202,6 +201,17 @@ func (c Config) validate() error {
 		return fmt.Errorf("configuration: %s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// WSOrigins is MIRRORQL_GRAPHQL_WS_ORIGINS as a list (empty: any origin).
+func (c Config) WSOrigins() []string {
+	var out []string
+	for o := range strings.SplitSeq(c.GraphQLWSOrigins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // ParseLogLevel reads MIRRORQL_LOG_LEVEL: debug, info, warn or error.

@@ -95,3 +95,38 @@ func TestOperationsValidation(t *testing.T) {
 		})
 	}
 }
+
+func TestLiveVariables(t *testing.T) {
+	clearEnv(t)
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.LiveEnabled || c.LivePollInterval != 250*time.Millisecond || c.LiveMaxSubscriptions != 10000 ||
+		c.LiveMaxPerConnection != 10 || c.LiveKeepAlive != 15*time.Second || len(c.WSOrigins()) != 0 {
+		t.Errorf("defaults: %+v", c)
+	}
+	t.Setenv("MIRRORQL_GRAPHQL_WS_ORIGINS", " https://a.example, http://localhost:3000 ,")
+	t.Setenv("MIRRORQL_LIVE_POLL_INTERVAL", "1s")
+	if c, err = Load(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.WSOrigins(); len(got) != 2 || got[0] != "https://a.example" || got[1] != "http://localhost:3000" {
+		t.Errorf("origins %q", got)
+	}
+	for name, value := range map[string]string{
+		"MIRRORQL_GRAPHQL_WS_ORIGINS":                    "a.example",
+		"MIRRORQL_LIVE_POLL_INTERVAL":                    "1ms",
+		"MIRRORQL_LIVE_MAX_SUBSCRIPTIONS":                "0",
+		"MIRRORQL_LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION": "0",
+		"MIRRORQL_LIVE_KEEPALIVE":                        "10ms",
+		"MIRRORQL_LIVE_REDIS_URL":                        "http://x",
+		"MIRRORQL_LIVE_BUFFER":                           "1",
+	} {
+		clearEnv(t)
+		t.Setenv(name, value)
+		if _, err := Load(); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: %v", name, value, err)
+		}
+	}
+}

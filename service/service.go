@@ -195,7 +195,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 		Streams:              ops.streams,
 		Stream: graph.StreamOptions{
 			KeepAlive: cfg.LiveKeepAlive, WriteTimeout: cfg.LiveWriteTimeout, InitTimeout: cfg.GraphQLWSInitTimeout,
-			Origins: cfg.GraphQLWSOrigins, MaxPerConnection: cfg.LiveMaxPerConnection,
+			Origins: cfg.WSOrigins(), MaxPerConnection: cfg.LiveMaxPerConnection,
 		},
 		NotFound: rest.NotFoundHandler(),
 	}))

@@ -10,6 +10,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"mirrorql/model"
 )
 
 // Codes of the refusals of the operation guard; both are protocol errors
@@ -122,6 +124,8 @@ func (m *measurer) field(f *ast.Field) measure {
 		out.cost = addCost(1, child.cost)
 	case f.Name == "fullMessage":
 		out.cost = 1
+	case typeName == "ActivityBucket":
+		out.cost = m.buckets(f)
 	default:
 		out.cost = child.cost
 	}
@@ -131,26 +135,44 @@ func (m *measurer) field(f *ast.Field) measure {
 // first is the page size a connection field will use, as the resolver
 // computes it (an invalid value is refused there; it counts as 1 here).
 func (m *measurer) first(f *ast.Field) int {
-	v, ok := f.ArgumentMap(m.vars)["first"]
-	if !ok || v == nil {
+	n, ok := m.intArg(f, "first")
+	if !ok {
 		return m.guard.defaultFirst
 	}
-	var n int64
+	return int(min(max(n, 1), int64(m.guard.maxFirst)))
+}
+
+// buckets is what Topic.activity costs: its buckets, as many as the
+// resolver allows.
+func (m *measurer) buckets(f *ast.Field) int {
+	n, ok := m.intArg(f, "buckets")
+	if !ok {
+		return model.MaxBuckets
+	}
+	return int(min(max(n, 1), model.MaxBuckets))
+}
+
+// intArg is an Int argument's value; false when absent or null, and the
+// largest value for one of an unexpected type.
+func (m *measurer) intArg(f *ast.Field, name string) (int64, bool) {
+	v, ok := f.ArgumentMap(m.vars)[name]
+	if !ok || v == nil {
+		return 0, false
+	}
 	switch v := v.(type) {
 	case int:
-		n = int64(v)
+		return int64(v), true
 	case int32:
-		n = int64(v)
+		return int64(v), true
 	case int64:
-		n = v
+		return v, true
 	case float64:
-		n = int64(v)
+		return int64(v), true
 	case json.Number:
-		n, _ = v.Int64()
-	default:
-		return m.guard.maxFirst
+		n, _ := v.Int64()
+		return n, true
 	}
-	return int(min(max(n, 1), int64(m.guard.maxFirst)))
+	return math.MaxInt32, true
 }
 
 func addCost(a, b int) int {

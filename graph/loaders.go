@@ -36,6 +36,8 @@ type loaders struct {
 	messages *dataloader.Loader[messagesKey, messageRows]
 	// chunks: TopicMessage.chunks and fullMessage (db.ChunksOf).
 	chunks *dataloader.Loader[*model.TopicMessage, messageRows]
+	// latest: Topic.latestMessage and messageCount (db.LatestMessages).
+	latest *dataloader.Loader[model.EntityID, *view.TopicMessage]
 
 	mu      sync.Mutex
 	filters map[string]db.MessageFilter
@@ -130,6 +132,26 @@ func (l *loaders) make() {
 		return sharePage(found)
 	}, dataloader.WithWait[messagesKey, messageRows](wait))
 
+	l.latest = dataloader.NewBatchedLoader(func(ctx context.Context, ids []model.EntityID) []*dataloader.Result[*view.TopicMessage] {
+		found, err := d.LatestMessages(ctx, ids)
+		if err != nil {
+			return failAll[*view.TopicMessage](len(ids), err)
+		}
+		rows := make([]model.TopicMessage, 0, len(found))
+		for _, id := range ids {
+			if m := found[id]; m != nil {
+				rows = append(rows, *m)
+				delete(found, id)
+			}
+		}
+		page := &view.Page[model.TopicMessage]{Rows: rows}
+		byID := make(map[model.EntityID]*view.TopicMessage, len(rows))
+		for i := range rows {
+			byID[rows[i].TopicID] = &view.TopicMessage{M: &rows[i], Page: page}
+		}
+		return resultsOf(ids, func(id model.EntityID) *view.TopicMessage { return byID[id] })
+	}, dataloader.WithWait[model.EntityID, *view.TopicMessage](wait))
+
 	l.chunks = dataloader.NewBatchedLoader(func(ctx context.Context, msgs []*model.TopicMessage) []*dataloader.Result[messageRows] {
 		chunks, err := d.ChunksOf(ctx, msgs)
 		if err != nil {
@@ -201,6 +223,18 @@ func (l *loaders) messageOf(ctx context.Context, t *view.Topic, seq int64) (*vie
 		}
 	}
 	return l.message.Load(ctx, db.TopicSequence{TopicID: t.T.ID, SequenceNumber: seq})()
+}
+
+// latestOf is the topic's newest message (nil when it has none), loaded
+// with those of its siblings.
+func (l *loaders) latestOf(ctx context.Context, t *view.Topic) (*view.TopicMessage, error) {
+	l.ready()
+	if t.Page.FirstTime("latest") {
+		for i := range t.Page.Rows {
+			l.latest.Load(ctx, t.Page.Rows[i].ID)
+		}
+	}
+	return l.latest.Load(ctx, t.T.ID)()
 }
 
 // messagesOf loads one topic's page through the batch of its filter.

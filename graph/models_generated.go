@@ -45,8 +45,8 @@ type PageInfo struct {
 // Limits: depth 10, complexity 200, 1000 tokens, 64 KiB per request. Complexity counts the rows
 // loaded: a Topic, TopicMessage or Schedule costs 1 plus its selection; a connection costs `first`
 // times the cost of its selection (at least `first`); `fullMessage` costs 1; everything else (scalars,
-// keys, chunk info, signatures, `pageInfo`, `edges`) costs only what it selects. So 100 messages with
-// their topics cost 100 × (1 + 1) = 200.
+// keys, chunk info, signatures, `pageInfo`, `edges`) costs only what it selects; `Topic.activity` costs
+// `buckets`. So 100 messages with their topics cost 100 × (1 + 1) = 200.
 type Query struct {
 }
 

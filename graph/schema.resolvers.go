@@ -11,6 +11,7 @@ import (
 	"mirrorql/db"
 	"mirrorql/graph/view"
 	"mirrorql/model"
+	"strconv"
 )
 
 // Topic is the topic with an entity row (db.TopicsByID), else null.
@@ -165,6 +166,34 @@ func (r *topicResolver) Message(ctx context.Context, obj *view.Topic, sequenceNu
 		return nil, dbError(err)
 	}
 	return m, nil
+}
+
+// MessageCount is the newest message's sequence number, through the
+// request's latest-message loader (one statement for a list's topics).
+func (r *topicResolver) MessageCount(ctx context.Context, obj *view.Topic) (view.LongArg, error) {
+	m, err := loadersOf(ctx).latestOf(ctx, obj)
+	if err != nil {
+		return "", dbError(err)
+	}
+	if m == nil {
+		return "0", nil
+	}
+	return view.LongArg(strconv.FormatInt(m.M.SequenceNumber, 10)), nil
+}
+
+// LatestMessage loads through the request's latest-message loader.
+func (r *topicResolver) LatestMessage(ctx context.Context, obj *view.Topic) (*view.TopicMessage, error) {
+	m, err := loadersOf(ctx).latestOf(ctx, obj)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	return m, nil
+}
+
+// Activity counts messages between the boundaries of [from, to) in one
+// statement (db.Activity).
+func (r *topicResolver) Activity(ctx context.Context, obj *view.Topic, from view.TimestampArg, to view.TimestampArg, buckets int) ([]*view.ActivityBucket, error) {
+	return r.activity(ctx, obj, from, to, buckets)
 }
 
 // Messages loads through the request's messages loader: the topics of a list

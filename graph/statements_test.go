@@ -58,6 +58,14 @@ func TestStatementCounts(t *testing.T) {
 			nodes: nodesAt("topics"),
 		},
 		{
+			name: "topics with their message counts and latest messages, and those messages' topics",
+			query: `query($n: Int) { topics(first: $n) { nodes { id messageCount
+				latestMessage { sequenceNumber topic { id } } } } }`,
+			sizes: []int{1, 5, 10, 20},
+			want:  3, // the topics, their latest messages (counts too), those messages' topics
+			nodes: nodesAt("topics"),
+		},
+		{
 			name: "topics with their messages' chunks, and those chunks' topics",
 			query: `query($n: Int) { topics(first: $n) { nodes { id messages(first: 3, sequenceNumber: {gte: 4}) {
 				nodes { sequenceNumber chunks { sequenceNumber topic { id } } } } } } }`,

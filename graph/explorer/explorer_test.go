@@ -4,16 +4,19 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"regexp"
 	"strings"
 	"testing"
 )
 
 // TestAssetsMatchREADME: the embedded third-party files are the ones the
-// README lists (npm tarball contents, by SRI hash), each beside its licence.
+// README lists (npm tarball contents, by SRI hash), each beside its licence,
+// and every embedded script or stylesheet but ours is listed.
 func TestAssetsMatchREADME(t *testing.T) {
 	readme, err := os.ReadFile("assets/README.md")
 	if err != nil {
@@ -21,10 +24,12 @@ func TestAssetsMatchREADME(t *testing.T) {
 	}
 	row := regexp.MustCompile("(?m)^\\| ([a-z.-]+\\.(?:js|css)) \\| .* \\| `([A-Za-z0-9+/=]+)` \\| MIT, (LICENSE\\.[a-z-]+) \\|$")
 	rows := row.FindAllStringSubmatch(string(readme), -1)
-	if len(rows) != 4 {
-		t.Fatalf("README lists %d assets, want 4", len(rows))
+	if len(rows) != 5 {
+		t.Fatalf("README lists %d assets, want 5", len(rows))
 	}
+	listed := map[string]bool{"explorer.js": true}
 	for _, r := range rows {
+		listed[r[1]] = true
 		body, err := assets.ReadFile("assets/" + r[1])
 		if err != nil {
 			t.Errorf("%s is not embedded: %v", r[1], err)
@@ -36,6 +41,17 @@ func TestAssetsMatchREADME(t *testing.T) {
 		}
 		if lic, err := assets.ReadFile("assets/" + r[3]); err != nil || !strings.Contains(string(lic), "MIT License") {
 			t.Errorf("%s: licence %s missing or not MIT: %v", r[1], r[3], err)
+		}
+	}
+	for _, pattern := range []string{"assets/*.js", "assets/*.css"} {
+		names, err := fs.Glob(assets, pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			if !listed[path.Base(name)] {
+				t.Errorf("%s is embedded but not in the README's table", name)
+			}
 		}
 	}
 }
@@ -57,10 +73,17 @@ func TestHandler(t *testing.T) {
 	if page.Code != 200 || page.Header().Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Fatalf("page: %d %s", page.Code, page.Header().Get("Content-Type"))
 	}
+	if csp := page.Header().Get("Content-Security-Policy"); csp != contentSecurityPolicy("example.com") {
+		t.Errorf("page's Content-Security-Policy: %q", csp)
+	}
 	html, _ := io.ReadAll(page.Body)
 	refs := regexp.MustCompile(`(?:src|href)="([^"]+)"`).FindAllStringSubmatch(string(html), -1)
-	if len(refs) != 5 {
-		t.Errorf("page has %d references, want 5: %v", len(refs), refs)
+	if len(refs) != 6 {
+		t.Errorf("page has %d references, want 6: %v", len(refs), refs)
+	}
+	// explorer.js builds the page's WebSocket client from graphql-ws's global
+	if ws, ours := strings.Index(string(html), "graphql-ws.min.js"), strings.Index(string(html), "explorer.js"); ws < 0 || ours < ws {
+		t.Errorf("the page does not load graphql-ws.min.js before explorer.js:\n%s", html)
 	}
 	for _, ref := range refs {
 		if !strings.HasPrefix(ref[1], "/graphql/explorer/") {
@@ -83,6 +106,30 @@ func TestHandler(t *testing.T) {
 		if rec := get(path); rec.Code != 404 || rec.Body.String() != "the service's 404" {
 			t.Errorf("%s: %d %q, want the service's 404", path, rec.Code, rec.Body)
 		}
+	}
+}
+
+// TestContentSecurityPolicy: the page may connect to its own host over
+// HTTP and WebSocket, and nowhere else; a Host that is not a plain
+// host[:port] is left to 'self' rather than written into the header.
+func TestContentSecurityPolicy(t *testing.T) {
+	const rest = "; img-src 'self' data:; font-src 'self' data:; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'"
+	tests := []struct {
+		name, host, want string
+	}{
+		{"name and port", "127.0.0.1:8080", "default-src 'self'; connect-src 'self' ws://127.0.0.1:8080 wss://127.0.0.1:8080" + rest},
+		{"name", "mirror.example.com", "default-src 'self'; connect-src 'self' ws://mirror.example.com wss://mirror.example.com" + rest},
+		{"no host", "", "default-src 'self'; connect-src 'self'" + rest},
+		{"IPv6 literal", "[::1]:8080", "default-src 'self'; connect-src 'self'" + rest},
+		{"directive injected", "a.example; script-src *", "default-src 'self'; connect-src 'self'" + rest},
+		{"source list injected", "a.example *", "default-src 'self'; connect-src 'self'" + rest},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := contentSecurityPolicy(tc.host); got != tc.want {
+				t.Errorf("contentSecurityPolicy(%q)\n got %s\nwant %s", tc.host, got, tc.want)
+			}
+		})
 	}
 }
 

@@ -235,3 +235,13 @@ type ScheduleSignature struct {
 	Signature          string
 	Type               string
 }
+
+// ActivityBucket is one interval of Topic.activity.
+type ActivityBucket struct {
+	Start, End model.Timestamp
+	Count      int64
+}
+
+func (b ActivityBucket) From() string    { return b.Start.String() }
+func (b ActivityBucket) To() string      { return b.End.String() }
+func (b ActivityBucket) Messages() int64 { return b.Count }

@@ -1,14 +1,38 @@
 // Mounts GraphiQL on #graphiql, pointed at the endpoint in its data-endpoint
-// attribute. URL parameters: `query` and `variables` fill the editors;
-// `run=1` executes the query once the page is ready (used by the browser test
-// and by shared links).
+// attribute: queries over HTTP, subscriptions over a WebSocket to the same
+// endpoint (graphql-transport-ws, from graphql-ws.min.js). URL parameters:
+// `query` and `variables` fill the editors; `run=1` executes the operation
+// once the page is ready, a subscription too (used by the browser tests and
+// by shared links).
 (function () {
   'use strict';
   var root = document.getElementById('graphiql');
-  var endpoint = new URL(root.getAttribute('data-endpoint'), window.location.href).toString();
+  var endpoint = new URL(root.getAttribute('data-endpoint'), window.location.href);
+  var socket = new URL(endpoint.toString());
+  socket.protocol = endpoint.protocol === 'https:' ? 'wss:' : 'ws:';
   var params = new URLSearchParams(window.location.search);
+  var wsClient = graphqlWs.createClient({
+    url: socket.toString(),
+    // Connect with the first subscription, close after the last.
+    lazy: true,
+    // A followed topic should survive a restart of the server or a dropped
+    // connection for as long as the tab follows it; the client subscribes
+    // again after reconnecting. The wait doubles up to 30 s (the library's
+    // own doubles without bound), with jitter so that many tabs do not come
+    // back at once. An error the server answers ends the operation, not the
+    // connection; a close saying the request itself is wrong (4400 Bad
+    // request, 4406 Subprotocol not acceptable, 4500 …) is not retried.
+    retryAttempts: Infinity,
+    retryWait: function (retries) {
+      var wait = Math.min(1000 * Math.pow(2, retries), 30000) + Math.random() * 1000;
+      return new Promise(function (resolve) { setTimeout(resolve, wait); });
+    },
+    // A quiet topic sends nothing for minutes: ping so that proxies and
+    // load balancers do not drop the idle connection.
+    keepAlive: 15000,
+  });
   var props = {
-    fetcher: GraphiQL.createFetcher({ url: endpoint }),
+    fetcher: GraphiQL.createFetcher({ url: endpoint.toString(), wsClient: wsClient }),
     defaultQuery: root.getAttribute('data-default-query') || undefined,
   };
   if (params.has('query')) props.query = params.get('query');

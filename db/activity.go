@@ -1,0 +1,78 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"mirrorql/model"
+)
+
+// Sequence numbers are consecutive within a topic and grow with consensus
+// time, so the number of a topic's messages in [a, b) is the difference of
+// the first sequence numbers at or after b and at or after a — one probe of
+// the (topic_id, consensus_timestamp) index each, whatever the topic holds.
+// Past the last message the "first at or after" is the last one plus one,
+// and before the first it is the first held, so the differences count only
+// what the database holds even when its history of the topic starts later
+// than sequence number 1.
+const (
+	// latestMessagesSQL: the newest message of each topic, a backward step
+	// on the (topic_id, sequence_number) index each.
+	latestMessagesSQL = "SELECT " + messageColumnsM + " FROM unnest($1::bigint[]) AS k(topic_id) " +
+		"CROSS JOIN LATERAL (SELECT " + messageColumns + " FROM topic_message AS t WHERE t.topic_id = k.topic_id " +
+		"ORDER BY t.sequence_number DESC LIMIT 1) AS m"
+
+	// activitySQL: for each boundary, the first sequence number at or after
+	// it; 0 for every boundary of a topic without messages.
+	activitySQL = "WITH last AS (SELECT sequence_number FROM topic_message WHERE topic_id = $1 " +
+		"ORDER BY sequence_number DESC LIMIT 1) " +
+		"SELECT coalesce((SELECT t.sequence_number FROM topic_message AS t WHERE t.topic_id = $1 " +
+		"AND t.consensus_timestamp >= b.ts ORDER BY t.consensus_timestamp LIMIT 1), " +
+		"(SELECT sequence_number + 1 FROM last), 0) " +
+		"FROM unnest($2::bigint[]) WITH ORDINALITY AS b(ts, i) ORDER BY b.i"
+)
+
+// LatestMessages is the newest message of each topic that has one.
+func (d *DB) LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
+	rows := make([]model.TopicMessage, 0, len(topics))
+	read := func(r rowSource) (err error) { rows, err = scanMessages(r, rows); return err }
+	if err := d.query(ctx, read, latestMessagesSQL, entityIDs(topics)); err != nil {
+		return nil, fmt.Errorf("latest messages of %d topics: %w", len(topics), err)
+	}
+	out := make(map[model.EntityID]*model.TopicMessage, len(rows))
+	for i := range rows {
+		out[rows[i].TopicID] = &rows[i]
+	}
+	return out, nil
+}
+
+// Activity counts the topic's messages between consecutive boundaries
+// (ascending): len(bounds)-1 counts, in one statement.
+func (d *DB) Activity(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
+	args := make([]int64, len(bounds))
+	for i, b := range bounds {
+		args[i] = int64(b)
+	}
+	firsts := make([]int64, 0, len(bounds))
+	read := func(rows rowSource) error {
+		for rows.Next() {
+			var seq int64
+			if err := rows.Scan(&seq); err != nil {
+				return err
+			}
+			firsts = append(firsts, seq)
+		}
+		return rows.Err()
+	}
+	if err := d.query(ctx, read, activitySQL, int64(topic), args); err != nil {
+		return nil, fmt.Errorf("activity of topic %s: %w", topic, err)
+	}
+	if len(firsts) != len(bounds) {
+		return nil, fmt.Errorf("activity of topic %s: %d boundaries answered, want %d", topic, len(firsts), len(bounds))
+	}
+	counts := make([]int64, len(bounds)-1)
+	for i := range counts {
+		counts[i] = firsts[i+1] - firsts[i]
+	}
+	return counts, nil
+}

@@ -33,6 +33,10 @@ type MiddlewareOptions struct {
 	// Quiet route templates are logged at debug level rather than info:
 	// probes and scrapes that would drown the access log.
 	Quiet []string
+	// Stream tells the requests that open a subscription stream: they are
+	// counted and logged when they end, but neither held in flight nor timed,
+	// so that streams of hours do not swamp the request latency histogram.
+	Stream func(*http.Request) bool
 }
 
 // Middleware is the outermost middleware of the service. It takes the
@@ -75,7 +79,8 @@ func Middleware(o MiddlewareOptions) echo.MiddlewareFunc {
 			}
 			face := faceOf(route, r.URL.Path)
 			method := methodLabel(r.Method)
-			if o.Metrics != nil {
+			stream := o.Stream != nil && o.Stream(r)
+			if o.Metrics != nil && !stream {
 				o.Metrics.inFlight.WithLabelValues(face).Inc()
 				defer o.Metrics.inFlight.WithLabelValues(face).Dec()
 			}
@@ -88,7 +93,9 @@ func Middleware(o MiddlewareOptions) echo.MiddlewareFunc {
 			status := c.Response().Status
 			if o.Metrics != nil {
 				o.Metrics.requests.WithLabelValues(face, route, method, strconv.Itoa(status)).Inc()
-				o.Metrics.duration.WithLabelValues(face, route, method).Observe(elapsed.Seconds())
+				if !stream {
+					o.Metrics.duration.WithLabelValues(face, route, method).Observe(elapsed.Seconds())
+				}
 			}
 			if o.Log != nil {
 				level := slog.LevelInfo

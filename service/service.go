@@ -143,7 +143,8 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 	chain := []echo.MiddlewareFunc{
 		observe.Middleware(observe.MiddlewareOptions{
 			Log: log, Metrics: ops.metrics, Routes: e.Routes,
-			Quiet: []string{RouteLiveness, RouteReadiness, RouteMetrics},
+			Quiet:  []string{RouteLiveness, RouteReadiness, RouteMetrics},
+			Stream: graph.IsStream,
 		}),
 		middleware.Recover(),
 		rest.CORS,

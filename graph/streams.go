@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -211,8 +212,15 @@ func originCheck(origins []string) func(*http.Request) bool {
 	}
 	return func(r *http.Request) bool {
 		origin := r.Header.Get("Origin")
-		return origin == "" || allowed[strings.ToLower(origin)]
+		return origin == "" || allowed[strings.ToLower(origin)] || sameHost(origin, r.Host)
 	}
+}
+
+// sameHost: the page that opens the WebSocket is this service's own (the
+// explorer, the dashboard), which a list of other origins must not lock out.
+func sameHost(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, host)
 }
 
 // upgrading hands gqlgen's upgrader a writer whose hijacked connection is a

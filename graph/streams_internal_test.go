@@ -75,6 +75,8 @@ func TestOriginCheck(t *testing.T) {
 		{[]string{"https://app.example"}, "", true}, // not a browser: no Origin to check
 		{[]string{" https://a.example ", "http://localhost:3000"}, "http://localhost:3000", true},
 		{[]string{"", " "}, "https://any.example", true},
+		{[]string{"https://app.example"}, "http://example.com", true}, // the service's own pages
+		{[]string{"https://app.example"}, "http://EXAMPLE.com:80", false},
 	}
 	for _, tc := range cases {
 		r := httptest.NewRequest(http.MethodGet, "/graphql", nil)

@@ -36,7 +36,7 @@ const (
 func (d *DB) LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
 	rows := make([]model.TopicMessage, 0, len(topics))
 	read := func(r rowSource) (err error) { rows, err = scanMessages(r, rows); return err }
-	if err := d.query(ctx, read, latestMessagesSQL, entityIDs(topics)); err != nil {
+	if err := d.query(ctx, read, latestMessagesSQL, model.Int64Array(topics)); err != nil {
 		return nil, fmt.Errorf("latest messages of %d topics: %w", len(topics), err)
 	}
 	out := make(map[model.EntityID]*model.TopicMessage, len(rows))
@@ -49,10 +49,6 @@ func (d *DB) LatestMessages(ctx context.Context, topics []model.EntityID) (map[m
 // Activity counts the topic's messages between consecutive boundaries
 // (ascending): len(bounds)-1 counts, in one statement.
 func (d *DB) Activity(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
-	args := make([]int64, len(bounds))
-	for i, b := range bounds {
-		args[i] = int64(b)
-	}
 	firsts := make([]int64, 0, len(bounds))
 	read := func(rows rowSource) error {
 		for rows.Next() {
@@ -64,7 +60,8 @@ func (d *DB) Activity(ctx context.Context, topic model.EntityID, bounds []model.
 		}
 		return rows.Err()
 	}
-	if err := d.query(ctx, read, activitySQL, int64(topic), args); err != nil {
+	// arrays travel as text literals: database/sql (pgdriver) cannot bind a slice
+	if err := d.query(ctx, read, activitySQL, int64(topic), model.Int64Array(bounds)); err != nil {
 		return nil, fmt.Errorf("activity of topic %s: %w", topic, err)
 	}
 	if len(firsts) != len(bounds) {

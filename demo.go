@@ -3,19 +3,25 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
+	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"mirrorql/config"
 	"mirrorql/db"
 	"mirrorql/db/pgcluster"
 	"mirrorql/graph"
 	"mirrorql/model"
+	"mirrorql/redact"
 	"mirrorql/seed"
 	"mirrorql/service"
 )
@@ -33,7 +39,8 @@ func demo(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Write
 		return err
 	}
 	defer ln.Close()
-	if os.Getenv(config.Prefix+"DATABASE_URL") == "" {
+	ownCluster := os.Getenv(config.Prefix+"DATABASE_URL") == ""
+	if ownCluster {
 		fmt.Fprintln(out, "mirrorql demo: starting a throwaway PostgreSQL cluster (MIRRORQL_DATABASE_URL is unset)")
 		cluster, err := pgcluster.Start(ctx, pgcluster.Options{})
 		if err != nil {
@@ -68,11 +75,11 @@ func demo(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Write
 	if err := d.Bun().NewRaw("select exists (select 1 from topic_message)").Scan(ctx, &seeded); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
+	o := seed.DefaultOptions()
+	o.Shard, o.Realm = cfg.Shard, cfg.Realm
 	if seeded {
 		fmt.Fprintln(out, "mirrorql demo: the database already holds topic messages: not seeding it")
 	} else {
-		o := seed.DefaultOptions()
-		o.Shard, o.Realm = cfg.Shard, cfg.Realm
 		st, err := seed.RunURL(ctx, cfg.DatabaseURL, o)
 		if err != nil {
 			return fmt.Errorf("demo: %w (a database with some of the data already: `mirrorql seed --reset`)", err)
@@ -83,6 +90,18 @@ func demo(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Write
 	ex, err := demoExamples(ctx, d)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
+	}
+	// Only the demo's own cluster gets a live topic: someone else's database
+	// stays as it was seeded.
+	var live *seed.LiveTopic
+	stopLive := func() {}
+	if ownCluster {
+		if live, err = seed.NewLiveTopic(o, demoLiveTopic); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		stopLive = keepTopicAlive(ctx, cfg.DatabaseURL, live, log)
+		// Deferred after the cluster's Stop, so it runs before it.
+		defer stopLive()
 	}
 
 	base := "http://" + browsable(ln.Addr(), cfg.Listen)
@@ -95,10 +114,112 @@ func demo(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Write
 	fmt.Fprintf(out, "  API docs     %s/api/v1/docs\n", base)
 	fmt.Fprintf(out, "  metrics      %s%s\n", base, service.RouteMetrics)
 	fmt.Fprintf(out, "  readiness    %s%s\n\n", base, service.RouteReadiness)
+	if live != nil {
+		printLiveTopic(out, base, live)
+	}
 	err = runServer(ctx, cfg, d, log, ln)
 	fmt.Fprintln(out, "mirrorql demo: stopping")
+	stopLive()
 	return err
 }
+
+// demoLiveTopic is the seeded topic the demo keeps growing on its own
+// cluster: 0.0.2001, the topic of the README's examples.
+const demoLiveTopic = 0
+
+// keepTopicAlive appends a message to live every second until ctx ends or
+// the returned stop is called; stop returns once the writer has stopped, and
+// may be called again. A failing write is logged once, when the failures
+// start, and tried again every second: the demo serves on regardless.
+func keepTopicAlive(ctx context.Context, dbURL string, live *seed.LiveTopic, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var conn *pgx.Conn
+		defer func() {
+			if conn != nil {
+				_ = conn.Close(context.WithoutCancel(ctx))
+			}
+		}()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		failing := false
+		for {
+			err := func() error {
+				// A write stuck on a dead server must not outlast the next tick by much.
+				ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				defer cancel()
+				if conn == nil {
+					c, err := pgx.Connect(ctx, dbURL)
+					if err != nil {
+						return err
+					}
+					conn = c
+				}
+				_, err := live.Append(ctx, conn)
+				return err
+			}()
+			switch {
+			case ctx.Err() != nil:
+				return
+			case err != nil:
+				// The connection may be what failed: start afresh next time.
+				if conn != nil {
+					_ = conn.Close(ctx)
+					conn = nil
+				}
+				if !failing {
+					log.Warn("demo: cannot append to the live topic; trying again every second",
+						"topic", model.EntityID(live.ID()).String(), "err", redact.Secret(err.Error(), dbURL))
+					failing = true
+				}
+			case failing:
+				log.Info("demo: appending to the live topic again", "topic", model.EntityID(live.ID()).String())
+				failing = false
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// printLiveTopic says how to follow the live topic: in the explorer, and with
+// curl over server-sent events.
+func printLiveTopic(out io.Writer, base string, live *seed.LiveTopic) {
+	id := model.EntityID(live.ID()).String()
+	key := "no submit key"
+	if live.HasSubmitKey() {
+		key = "has a submit key"
+	}
+	query := `subscription { topicMessages(topicId: "` + id + `") { sequenceNumber consensusTimestamp message(encoding: UTF8) } }`
+	body, _ := json.Marshal(struct {
+		Query string `json:"query"`
+	}{query})
+	fmt.Fprintf(out, "  live topic   %s (%s) gets a message every second: text, JSON, every %dth in chunks\n",
+		id, key, seed.LiveChunkEvery)
+	fmt.Fprintf(out, "    explorer   %s%s?query=%s\n", base, graph.Endpoint, url.QueryEscape(query))
+	fmt.Fprintf(out, "    curl -N -H %s -H %s --data %s %s\n\n",
+		shellQuote("Content-Type: application/json"), shellQuote("Accept: text/event-stream"),
+		shellQuote(string(body)), shellQuote(base+graph.Endpoint))
+}
+
+// shellQuote makes s one word for a POSIX shell, left bare when nothing in
+// it is special: single quotes keep everything but a single quote, which is
+// closed, escaped and reopened.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, shellSafe) == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellSafe are the characters no POSIX shell treats specially.
+const shellSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-"
 
 // examples are real ids of the data set, for the printed links.
 type examples struct {

@@ -1337,7 +1337,11 @@ type messageSource struct {
 }
 
 func newMessageSource(o *Options) *messageSource {
-	s := &messageSource{t: newTimeline(o, true)}
+	return (&messageSource{t: newTimeline(o, true)}).bind()
+}
+
+// bind points Values at the row's fields.
+func (s *messageSource) bind() *messageSource {
 	s.values = []any{&s.ts, &s.message, &s.runningHash, &s.seq, &s.version, &s.chunkNum, &s.chunkTotal,
 		&s.payer, &s.validStart, &s.topic, &s.initialTxID}
 	return s
@@ -1345,22 +1349,25 @@ func newMessageSource(o *Options) *messageSource {
 
 func (s *messageSource) Next() bool {
 	for s.t.next() {
-		ev := &s.t.ev
-		if ev.failed {
-			continue
+		if !s.t.ev.failed {
+			s.set(&s.t.ev)
+			return true
 		}
-		s.ts = pgtype.Int8{Int64: ev.ts, Valid: true}
-		s.seq = pgtype.Int8{Int64: ev.seq, Valid: true}
-		s.topic = pgtype.Int8{Int64: ev.topic, Valid: true}
-		s.payer = pgtype.Int8{Int64: ev.payer, Valid: true}
-		s.version = pgtype.Int2{Int16: 3, Valid: !ev.nullVersion}
-		s.chunkNum = pgtype.Int4{Int32: ev.chunkNum, Valid: ev.chunks > 0}
-		s.chunkTotal = pgtype.Int4{Int32: ev.chunks, Valid: ev.chunks > 0}
-		s.validStart = pgtype.Int8{Int64: ev.validStart, Valid: ev.legacy}
-		s.message.b, s.runningHash.b, s.initialTxID.b = ev.message, ev.runningHash, ev.initTx
-		return true
 	}
 	return false
+}
+
+// set makes ev's message the current row.
+func (s *messageSource) set(ev *event) {
+	s.ts = pgtype.Int8{Int64: ev.ts, Valid: true}
+	s.seq = pgtype.Int8{Int64: ev.seq, Valid: true}
+	s.topic = pgtype.Int8{Int64: ev.topic, Valid: true}
+	s.payer = pgtype.Int8{Int64: ev.payer, Valid: true}
+	s.version = pgtype.Int2{Int16: 3, Valid: !ev.nullVersion}
+	s.chunkNum = pgtype.Int4{Int32: ev.chunkNum, Valid: ev.chunks > 0}
+	s.chunkTotal = pgtype.Int4{Int32: ev.chunks, Valid: ev.chunks > 0}
+	s.validStart = pgtype.Int8{Int64: ev.validStart, Valid: ev.legacy}
+	s.message.b, s.runningHash.b, s.initialTxID.b = ev.message, ev.runningHash, ev.initTx
 }
 
 func (s *messageSource) Values() ([]any, error) { return s.values, nil }
@@ -1389,30 +1396,37 @@ type transactionSource struct {
 }
 
 func newTransactionSource(o *Options) *transactionSource {
-	s := &transactionSource{o: o, g: newGen(o.Seed), t: newTimeline(o, false)}
+	return (&transactionSource{o: o, g: newGen(o.Seed), t: newTimeline(o, false)}).bind()
+}
+
+// bind points Values at the row's fields.
+func (s *transactionSource) bind() *transactionSource {
 	s.values = []any{&s.ts, &s.typ, &s.result, &s.payer, &s.validStart, &s.duration, &s.node, &s.entity,
 		&s.maxFee, &s.charged, &s.hash, &s.scheduled, &s.nonce, &s.index}
 	return s
 }
 
 func (s *transactionSource) Next() bool {
-	var ev event
 	if s.created < s.o.Topics {
 		i := s.created
 		s.created++
 		ts := s.o.TopicCreatedTimestamp(i)
-		ev = event{ts: ts, topic: s.o.TopicID(i), payer: s.o.AccountID(i * 7), validStart: ts - 3*second,
+		ev := event{ts: ts, topic: s.o.TopicID(i), payer: s.o.AccountID(i * 7), validStart: ts - 3*second,
 			h: s.g.hash(tagTopicCreated, uint64(i), 1), result: ResultSuccess}
-		s.typ = pgtype.Int2{Int16: TypeConsensusCreateTopic, Valid: true}
-		s.maxFee = pgtype.Int8{Int64: 2_000_000_000, Valid: true}
-	} else {
-		if !s.t.next() {
-			return false
-		}
-		ev = s.t.ev
-		s.typ = pgtype.Int2{Int16: TypeConsensusSubmitMessage, Valid: true}
-		s.maxFee = pgtype.Int8{Int64: 100_000_000, Valid: true}
+		s.set(&ev, TypeConsensusCreateTopic, 2_000_000_000)
+		return true
 	}
+	if !s.t.next() {
+		return false
+	}
+	s.set(&s.t.ev, TypeConsensusSubmitMessage, 100_000_000)
+	return true
+}
+
+// set makes ev's transaction, of type typ, the current row.
+func (s *transactionSource) set(ev *event, typ int16, maxFee int64) {
+	s.typ = pgtype.Int2{Int16: typ, Valid: true}
+	s.maxFee = pgtype.Int8{Int64: maxFee, Valid: true}
 	s.ts = pgtype.Int8{Int64: ev.ts, Valid: true}
 	s.result = pgtype.Int2{Int16: ev.result, Valid: true}
 	s.payer = pgtype.Int8{Int64: ev.payer, Valid: true}
@@ -1426,7 +1440,6 @@ func (s *transactionSource) Next() bool {
 	s.index = pgtype.Int4{Int32: int32(ev.h >> 56 % 64), Valid: true}
 	r := s.g.rng(tagTxHash, uint64(ev.ts), 0)
 	s.hash.b = r.appendBytes(s.hashBuf[:0], 48)
-	return true
 }
 
 func (s *transactionSource) Values() ([]any, error) { return s.values, nil }

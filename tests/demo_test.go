@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -14,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"mirrorql/db/pgcluster"
 	"mirrorql/tests/testdb"
@@ -198,6 +202,8 @@ func TestDemo(t *testing.T) {
 		t.Errorf("GraphQL topics: %d %v %+v", resp.StatusCode, err, gql)
 	}
 
+	checkLiveTopic(t, d)
+
 	d.stop(t)
 	if processAlive(pid) {
 		t.Errorf("postgres (pid %d) still runs after the demo exited", pid)
@@ -207,6 +213,11 @@ func TestDemo(t *testing.T) {
 	}
 	if !strings.Contains(d.out.String(), "stopped PostgreSQL") {
 		t.Errorf("the demo did not say it stopped the cluster:\n%s", d.out.String())
+	}
+	// The live topic's writer stops before the cluster does, so not even
+	// shutting down makes a write fail.
+	if strings.Contains(d.logs.String(), "cannot append to the live topic") {
+		t.Errorf("a write to the live topic failed:\n%s", d.logs.String())
 	}
 }
 
@@ -218,6 +229,26 @@ func TestDemoOnGivenDatabase(t *testing.T) {
 	}
 	if status, _, body := get(t, d.base+"/api/v1/topics/0.0.2002/messages/1"); status != http.StatusOK {
 		t.Errorf("seeded message: %d %s", status, body)
+	}
+	// Someone else's database gets no live topic: nothing is written after
+	// seeding, for several of the live writer's intervals.
+	waitFor(t, func() bool { return strings.Contains(d.out.String(), "is up") })
+	if out := d.out.String(); strings.Contains(out, "live topic") || strings.Contains(out, "curl -N") {
+		t.Errorf("the demo offers a live topic on a database of MIRRORQL_DATABASE_URL:\n%s", out)
+	}
+	countRows := func() (n int64) {
+		err := b.NewRaw("select (select count(*) from topic_message) + (select count(*) from transaction)").
+			Scan(context.Background(), &n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := countRows()
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if n := countRows(); n != before {
+			t.Fatalf("the demo wrote to the database of MIRRORQL_DATABASE_URL: %d rows, %d after seeding", n, before)
+		}
 	}
 	d.stop(t)
 	var n int
@@ -273,6 +304,98 @@ func TestSeedCommand(t *testing.T) {
 	var exit *exec.ExitError
 	if out, err = run("--topics", "x"); !errors.As(err, &exit) || exit.ExitCode() != 2 {
 		t.Errorf("bad flag: %v\n%s", err, out)
+	}
+}
+
+var (
+	demoLiveTopic    = regexp.MustCompile(`(?m)^  live topic\s+(\d+\.\d+\.\d+) `)
+	demoLiveExplorer = regexp.MustCompile(`(?m)^\s+explorer\s+(http://\S+)$`)
+	demoLiveCurl     = regexp.MustCompile(`(?m)^\s+curl (-N .*)$`)
+)
+
+// checkLiveTopic checks what the demo's banner says about its live topic, and
+// that the topic grows, a whole message with its transaction at a time.
+func checkLiveTopic(t *testing.T, d *demoProcess) {
+	t.Helper()
+	out := d.out.String()
+	m := demoLiveTopic.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the demo did not name its live topic:\n%s", out)
+	}
+	topic := m[1]
+	subscription := `subscription { topicMessages(topicId: "` + topic +
+		`") { sequenceNumber consensusTimestamp message(encoding: UTF8) } }`
+
+	// The explorer link opens the explorer with the subscription in it (the
+	// link itself is fetched with the others).
+	if m := demoLiveExplorer.FindStringSubmatch(out); m == nil {
+		t.Errorf("no explorer link for the live topic:\n%s", out)
+	} else if u, err := url.Parse(m[1]); err != nil || u.Scheme+"://"+u.Host+u.Path != d.base+"/graphql" ||
+		u.Query().Get("query") != subscription {
+		t.Errorf("explorer link %s (%v): want %s/graphql with query %s", m[1], err, d.base, subscription)
+	}
+
+	// The curl command means, to a POSIX shell, what the README says: the
+	// shell's own printf shows how it splits and unquotes the words.
+	m = demoLiveCurl.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no curl command for the live topic:\n%s", out)
+	}
+	words, err := exec.Command("sh", "-c", `printf '%s\0' `+m[1]).Output()
+	if err != nil {
+		t.Fatalf("sh cannot parse the curl command %q: %v", m[1], err)
+	}
+	args := strings.Split(strings.TrimSuffix(string(words), "\x00"), "\x00")
+	request, _ := json.Marshal(map[string]string{"query": subscription})
+	want := []string{"-N", "-H", "Content-Type: application/json", "-H", "Accept: text/event-stream",
+		"--data", string(request), d.base + "/graphql"}
+	if diff := cmp.Diff(want, args); diff != "" {
+		t.Errorf("curl %s: words (-want +got):\n%s", m[1], diff)
+	}
+
+	// The topic grows by whole messages, each with its transaction.
+	type message struct {
+		ConsensusTimestamp string `json:"consensus_timestamp"`
+		SequenceNumber     int64  `json:"sequence_number"`
+		TopicID            string `json:"topic_id"`
+		ChunkInfo          *struct {
+			Number int `json:"number"`
+			Total  int `json:"total"`
+		} `json:"chunk_info"`
+	}
+	newest := func() message {
+		status, _, body := get(t, d.base+"/api/v1/topics/"+topic+"/messages?order=desc&limit=1")
+		var page struct{ Messages []message }
+		if status != http.StatusOK || json.Unmarshal(body, &page) != nil || len(page.Messages) != 1 {
+			t.Fatalf("newest message of %s: %d %s", topic, status, body)
+		}
+		return page.Messages[0]
+	}
+	first := newest()
+	var last message
+	waitFor(t, func() bool { last = newest(); return last.SequenceNumber >= first.SequenceNumber+2 })
+	t.Logf("live topic %s: sequence number %d, then %d", topic, first.SequenceNumber, last.SequenceNumber)
+	// The by-timestamp route joins the transaction table.
+	status, _, body := get(t, d.base+"/api/v1/topics/messages/"+last.ConsensusTimestamp)
+	var byTimestamp message
+	if status != http.StatusOK || json.Unmarshal(body, &byTimestamp) != nil ||
+		byTimestamp.TopicID != topic || byTimestamp.SequenceNumber != last.SequenceNumber {
+		t.Errorf("newest message by its timestamp %s: %d %s", last.ConsensusTimestamp, status, body)
+	}
+	// No gap in the sequence numbers, and no chunk group cut short.
+	status, _, body = get(t, fmt.Sprintf("%s/api/v1/topics/%s/messages?sequencenumber=gte:%d&limit=100",
+		d.base, topic, first.SequenceNumber))
+	var page struct{ Messages []message }
+	if status != http.StatusOK || json.Unmarshal(body, &page) != nil || len(page.Messages) < 3 {
+		t.Fatalf("messages of %s from %d: %d %s", topic, first.SequenceNumber, status, body)
+	}
+	for i, msg := range page.Messages {
+		if msg.SequenceNumber != first.SequenceNumber+int64(i) {
+			t.Errorf("message %d of %s from %d has sequence number %d", i, topic, first.SequenceNumber, msg.SequenceNumber)
+		}
+	}
+	if c := page.Messages[len(page.Messages)-1].ChunkInfo; c != nil && c.Number != c.Total {
+		t.Errorf("the newest message of %s is chunk %d of %d", topic, c.Number, c.Total)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/uptrace/bun"
 
 	"mirrorql/model"
@@ -12,6 +13,8 @@ import (
 const scheduleColumns = "s.consensus_timestamp, s.creator_account_id, s.executed_timestamp, s.expiration_time, " +
 	"s.payer_account_id, s.schedule_id, s.transaction_body, s.wait_for_expiry, " +
 	"e.id IS NOT NULL AS has_entity, e.deleted, e.key, e.memo"
+
+const signatureColumns = "entity_id, consensus_timestamp, public_key_prefix, signature, type"
 
 // ScheduleFilter selects a page of schedules ordered by schedule id.
 // NoMatch is set when a filter value names no entity (an opaque EVM address):
@@ -47,16 +50,77 @@ func (d *DB) Schedules(ctx context.Context, f ScheduleFilter) ([]model.Schedule,
 	return rows, nil
 }
 
+// The schedule route's statements: fixed, with the id as their parameter,
+// so that the server plans each once per connection. The signatures walk the
+// (entity_id, consensus_timestamp) index backwards, as SignaturesOf's do.
+const (
+	scheduleByIDSQL = "SELECT " + scheduleColumns + " FROM schedule AS s " +
+		"LEFT JOIN entity AS e ON e.id = s.schedule_id WHERE s.schedule_id = $1"
+	signaturesOfScheduleSQL = "SELECT " + signatureColumns + " FROM transaction_signature WHERE entity_id = $1 " +
+		"ORDER BY entity_id DESC, consensus_timestamp DESC"
+)
+
 // Schedule is one schedule with its entity fields and signatures.
 func (d *DB) Schedule(ctx context.Context, id model.EntityID) (*model.Schedule, error) {
-	rows, err := d.SchedulesByID(ctx, []model.EntityID{id})
-	if err != nil {
-		return nil, err
+	var (
+		sc    model.Schedule
+		found bool
+	)
+	read := func(rows rowSource) error {
+		var (
+			executed, expires pgtype.Int8
+			deleted           pgtype.Bool
+			memo              pgtype.Text
+		)
+		for rows.Next() {
+			if err := rows.Scan(&sc.ConsensusTimestamp, &sc.CreatorAccountID, &executed, &expires, &sc.PayerAccountID,
+				&sc.ScheduleID, &sc.TransactionBody, &sc.WaitForExpiry, &sc.HasEntity, &deleted, &sc.Key, &memo); err != nil {
+				return err
+			}
+			found = true
+		}
+		sc.ExecutedTimestamp = nullable[model.Timestamp](executed)
+		sc.ExpirationTime = nullable[model.Timestamp](expires)
+		if deleted.Valid {
+			sc.Deleted = &deleted.Bool
+		}
+		if memo.Valid {
+			sc.Memo = &memo.String
+		}
+		return rows.Err()
 	}
-	if len(rows) == 0 {
+	if err := d.query(ctx, read, scheduleByIDSQL, int64(id)); err != nil {
+		return nil, fmt.Errorf("schedule %s: %w", id, err)
+	}
+	if !found {
 		return nil, ErrNotFound
 	}
-	return &rows[0], nil
+	readSigs := func(rows rowSource) error {
+		var sigs []model.Signature
+		for rows.Next() {
+			var (
+				g   model.Signature
+				typ pgtype.Int2
+			)
+			if err := rows.Scan(&g.EntityID, &g.ConsensusTimestamp, &g.PublicKeyPrefix, &g.Signature, &typ); err != nil {
+				return err
+			}
+			if typ.Valid {
+				g.Type = &typ.Int16
+			}
+			sigs = append(sigs, g)
+		}
+		// the index runs descending: oldest first is the reverse
+		for i, j := 0, len(sigs)-1; i < j; i, j = i+1, j-1 {
+			sigs[i], sigs[j] = sigs[j], sigs[i]
+		}
+		sc.Signatures = sigs
+		return rows.Err()
+	}
+	if err := d.query(ctx, readSigs, signaturesOfScheduleSQL, int64(id)); err != nil {
+		return nil, fmt.Errorf("signatures of schedule %s: %w", id, err)
+	}
+	return &sc, nil
 }
 
 // SchedulesByID loads the schedules with these ids (in id order, missing ids
@@ -88,7 +152,7 @@ func (d *DB) SignaturesOf(ctx context.Context, ids []model.EntityID) (map[model.
 	}
 	var sigs []model.Signature
 	err := d.bun.NewSelect().
-		ColumnExpr("entity_id, consensus_timestamp, public_key_prefix, signature, type").
+		ColumnExpr(signatureColumns).
 		TableExpr("transaction_signature").
 		Where("entity_id IN (?)", bun.In(ids)).
 		OrderExpr("entity_id DESC, consensus_timestamp DESC").

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/uptrace/bun"
 
 	"mirrorql/model"
@@ -40,28 +41,72 @@ const topicColumns = "coalesce(t.id, e.id) AS id, t.id IS NOT NULL AS has_topic,
 	"lower(e.timestamp_range) AS timestamp_from, upper(e.timestamp_range) AS timestamp_to, " +
 	"lower(cf.timestamp_range) AS custom_fee_from, cf.fixed_fees"
 
+// topicByIDSQL is the details route's statement: fixed, with the id as its
+// parameter, so that the server plans it once per connection (primary-key
+// lookups of the three tables).
+const topicByIDSQL = "SELECT " + topicColumns + " FROM (SELECT $1::bigint AS id) AS k " +
+	"LEFT JOIN topic AS t ON t.id = k.id LEFT JOIN entity AS e ON e.id = k.id " +
+	"LEFT JOIN custom_fee AS cf ON cf.entity_id = k.id"
+
 // Topic is the current state of one topic from its topic, entity and
 // custom_fee rows (primary-key lookups); ErrNotFound only when none exists.
 func (d *DB) Topic(ctx context.Context, id model.EntityID) (*model.Topic, error) {
-	var rows []topicRow
-	err := d.bun.NewSelect().ColumnExpr(topicColumns).
-		TableExpr("(SELECT ?::bigint AS id) AS k", int64(id)).
-		Join("LEFT JOIN topic AS t ON t.id = k.id").
-		Join("LEFT JOIN entity AS e ON e.id = k.id").
-		Join("LEFT JOIN custom_fee AS cf ON cf.entity_id = k.id").
-		Scan(ctx, &rows)
-	if err != nil {
+	var (
+		r     topicRow
+		found bool
+	)
+	read := func(rows rowSource) error {
+		var (
+			id                                 pgtype.Int8
+			renewAccount, renewPeriod, created pgtype.Int8
+			from, to, feeFrom                  pgtype.Int8
+			deleted                            pgtype.Bool
+			memo                               pgtype.Text
+		)
+		for rows.Next() {
+			if err := rows.Scan(&id, &r.HasTopic, &r.HasEntity, &r.HasCustomFee, &r.AdminKey, &r.SubmitKey,
+				&r.FeeScheduleKey, &r.FeeExemptKeyList, &renewAccount, &renewPeriod, &created, &deleted, &memo,
+				&from, &to, &feeFrom, &r.FixedFees); err != nil {
+				return err
+			}
+			found = true
+		}
+		r.ID = id.Int64
+		r.AutoRenewAccountID = nullable[model.EntityID](renewAccount)
+		r.AutoRenewPeriod = nullable[int64](renewPeriod)
+		r.CreatedTimestamp = nullable[model.Timestamp](created)
+		r.TimestampFrom = nullable[model.Timestamp](from)
+		r.TimestampTo = nullable[model.Timestamp](to)
+		r.CustomFeeFrom = nullable[model.Timestamp](feeFrom)
+		if deleted.Valid {
+			r.Deleted = &deleted.Bool
+		}
+		if memo.Valid {
+			r.Memo = &memo.String
+		}
+		return rows.Err()
+	}
+	if err := d.query(ctx, read, topicByIDSQL, int64(id)); err != nil {
 		return nil, fmt.Errorf("topic %s: %w", id, err)
 	}
-	if len(rows) == 0 || !(rows[0].HasTopic || rows[0].HasEntity || rows[0].HasCustomFee) {
+	if !found || !(r.HasTopic || r.HasEntity || r.HasCustomFee) {
 		return nil, ErrNotFound
 	}
-	t, err := rows[0].model()
+	t, err := r.model()
 	if err != nil {
 		return nil, fmt.Errorf("topic %s: %w", id, err)
 	}
 	t.ID = id
 	return t, nil
+}
+
+// nullable is a nullable bigint column as a pointer to its value.
+func nullable[T ~int64](v pgtype.Int8) *T {
+	if !v.Valid {
+		return nil
+	}
+	x := T(v.Int64)
+	return &x
 }
 
 // TopicFilter selects a page of topic entities ordered by id.

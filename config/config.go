@@ -38,6 +38,7 @@ type Config struct {
 	GraphQLIntrospection bool          `env:"GRAPHQL_INTROSPECTION" envDefault:"true"`
 	GraphQLMaxBodyBytes  int64         `env:"GRAPHQL_MAX_BODY_BYTES" envDefault:"65536"`
 	GraphQLCompiled      bool          `env:"GRAPHQL_COMPILED_OPERATIONS" envDefault:"true"`
+	DashboardEnabled     bool          `env:"DASHBOARD_ENABLED" envDefault:"true"` // GET /dashboard
 
 	// Live topic messages: GraphQL subscriptions (package live).
 	LiveEnabled          bool          `env:"LIVE_ENABLED" envDefault:"true"`
@@ -48,6 +49,7 @@ type Config struct {
 	LiveBuffer           int           `env:"LIVE_BUFFER" envDefault:"4096"`
 	LiveKeepAlive        time.Duration `env:"LIVE_KEEPALIVE" envDefault:"15s"`
 	LiveWriteTimeout     time.Duration `env:"LIVE_WRITE_TIMEOUT" envDefault:"10s"`
+	LiveOutage           time.Duration `env:"LIVE_OUTAGE" envDefault:"30s"`
 	GraphQLWSOrigins     string        `env:"GRAPHQL_WS_ORIGINS"`
 	GraphQLWSInitTimeout time.Duration `env:"GRAPHQL_WS_INIT_TIMEOUT" envDefault:"10s"`
 
@@ -184,6 +186,7 @@ func (c Config) validate() error {
 	check(c.LiveBuffer >= 16, "%sLIVE_BUFFER must be at least 16", Prefix)
 	check(c.LiveKeepAlive >= time.Second, "%sLIVE_KEEPALIVE must be at least 1s", Prefix)
 	check(c.LiveWriteTimeout > 0, "%sLIVE_WRITE_TIMEOUT must be positive", Prefix)
+	check(c.LiveOutage > 0, "%sLIVE_OUTAGE must be positive", Prefix)
 	check(c.GraphQLWSInitTimeout > 0, "%sGRAPHQL_WS_INIT_TIMEOUT must be positive", Prefix)
 	for _, o := range c.WSOrigins() {
 		check(o == "*" || strings.HasPrefix(o, "http://") || strings.HasPrefix(o, "https://"),

@@ -122,6 +122,7 @@ func TestLiveVariables(t *testing.T) {
 		"MIRRORQL_LIVE_KEEPALIVE":                        "10ms",
 		"MIRRORQL_LIVE_REDIS_URL":                        "http://x",
 		"MIRRORQL_LIVE_BUFFER":                           "1",
+		"MIRRORQL_LIVE_OUTAGE":                           "0s",
 	} {
 		clearEnv(t)
 		t.Setenv(name, value)

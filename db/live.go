@@ -21,14 +21,15 @@ import (
 // newest transaction of any kind, a backward step on the primary key) comes
 // with it: it tells subscribers with an end time that no message before
 // that time can still arrive. The marks row is there even when no message
-// is, hence the LEFT JOIN.
+// is, hence the LEFT JOIN; it counts the transactions walked, so that a walk
+// cut short by its limit is told from one that reached the head.
 const livePollSQL = "WITH tx AS MATERIALIZED (" +
 	"SELECT entity_id AS topic_id, consensus_timestamp FROM transaction" +
 	" WHERE type = 27 AND consensus_timestamp > $1 AND result = 22 AND entity_id = ANY ($2::bigint[])" +
 	" ORDER BY consensus_timestamp LIMIT $3), " +
 	"marks AS (SELECT (SELECT max(consensus_timestamp) FROM transaction) AS head," +
-	" (SELECT max(consensus_timestamp) FROM tx) AS scanned) " +
-	"SELECT marks.head, marks.scanned, " + messageColumnsM + " FROM marks LEFT JOIN (tx CROSS JOIN LATERAL (" +
+	" (SELECT max(consensus_timestamp) FROM tx) AS scanned, (SELECT count(*) FROM tx) AS walked) " +
+	"SELECT marks.head, marks.scanned, marks.walked, " + messageColumnsM + " FROM marks LEFT JOIN (tx CROSS JOIN LATERAL (" +
 	"SELECT " + messageColumns + " FROM topic_message AS t" +
 	" WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp) AS m) ON true " +
 	"ORDER BY m.consensus_timestamp"
@@ -39,12 +40,15 @@ type Poll struct {
 	// order (so in sequence order within a topic).
 	Messages []model.TopicMessage
 	// Scanned is the newest submit transaction the poll walked past (0 when
-	// none): the next poll's watermark. It can be ahead of the newest
-	// message when a transaction row has no message row.
+	// none). It can be ahead of the newest message when a transaction row
+	// has no message row.
 	Scanned model.Timestamp
 	// Head is the newest transaction of the ledger (0 when there is none).
 	Head model.Timestamp
-	// Full: the poll stopped at its limit; more may be waiting.
+	// Full: the walk stopped at its limit (counted in transactions, some of
+	// which may have no message row); more may be waiting. Otherwise the
+	// walk reached Head: in the statement's snapshot, no submit transaction
+	// of the topics is after Scanned and at or before Head.
 	Full bool
 }
 
@@ -52,20 +56,23 @@ type Poll struct {
 // the watermark, at most limit of them. A watermark of model.Timestamp
 // math.MaxInt64 finds none and only reads the ledger's head.
 func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int) (Poll, error) {
-	var p Poll
+	var (
+		p      Poll
+		walked int64 // submit transactions walked
+	)
 	read := func(rows rowSource) error {
 		var (
-			head, scanned, ts, seq, topic pgtype.Int8
-			r                             rowColumns
+			head, scanned, n, ts, seq, topic pgtype.Int8
+			r                                rowColumns
 		)
-		dest := []any{&head, &scanned, &ts, &r.message, &r.hash, &seq, &r.version, &r.chunkNum, &r.chunkTotal,
+		dest := []any{&head, &scanned, &n, &ts, &r.message, &r.hash, &seq, &r.version, &r.chunkNum, &r.chunkTotal,
 			&r.payer, &r.validStart, &topic, &r.initial}
 		for rows.Next() {
 			r.message, r.hash, r.initial = nil, nil, nil
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			p.Head, p.Scanned = model.Timestamp(head.Int64), model.Timestamp(scanned.Int64)
+			p.Head, p.Scanned, walked = model.Timestamp(head.Int64), model.Timestamp(scanned.Int64), n.Int64
 			if !ts.Valid { // the marks row alone: no message
 				continue
 			}
@@ -75,10 +82,13 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 		}
 		return rows.Err()
 	}
-	if err := d.query(ctx, read, livePollSQL, int64(after), entityIDs(topics), int64(limit)); err != nil {
+	// The topics travel as an array literal (text), as the point lookups'
+	// keys do: database/sql (pgdriver) cannot bind a []int64, and the
+	// EXPLAIN tests write the statement's values as literals.
+	if err := d.query(ctx, read, livePollSQL, int64(after), model.Int64Array(topics), int64(limit)); err != nil {
 		return Poll{}, fmt.Errorf("live poll of %d topics: %w", len(topics), err)
 	}
-	p.Full = limit > 0 && after != math.MaxInt64 && len(p.Messages) >= limit
+	p.Full = limit > 0 && after != math.MaxInt64 && walked >= int64(limit)
 	return p, nil
 }
 

@@ -23,6 +23,9 @@ const (
 	CodeStreamRequired       = "STREAM_TRANSPORT_REQUIRED"
 )
 
+// errStreamStopped: the hub stopped a stream while it waited for its client.
+var errStreamStopped = errors.New("stream stopped")
+
 func coded(code, msg string) *gqlerror.Error {
 	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": code}}
 }
@@ -74,6 +77,8 @@ func (r *Resolver) topicMessages(ctx context.Context, topicID view.EntityIDArg, 
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
+			case <-sub.Stopped(): // Run ends with the reason
+				return errStreamStopped
 			}
 		})
 		var lerr *live.Error

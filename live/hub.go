@@ -45,7 +45,9 @@ type Options struct {
 	// Page is the size of a historical read or gap fill (1000).
 	Page int
 	// Buffer bounds the live messages waiting for one subscriber (4096);
-	// a live subscriber that lets more pile up ends CLIENT_TOO_SLOW.
+	// a live subscriber that lets more pile up ends CLIENT_TOO_SLOW. (One
+	// that took all it was handed before, and gets more than Buffer from
+	// one poll, reads them from the database instead.)
 	Buffer int
 	// MaxSubscriptions bounds the subscriptions of the process (10000).
 	MaxSubscriptions int
@@ -124,13 +126,18 @@ type Hub struct {
 	downSince time.Time
 	watchers  []func(added, removed []model.EntityID)
 
+	// deliveries numbers the poll results handed to subscriptions (deliver),
+	// so that one can tell a burst from a backlog (Subscription.offer).
+	deliveries uint64
+
 	wake chan struct{}
 	head atomic.Int64 // the newest ledger transaction seen
 	wg   sync.WaitGroup
 
-	// The poller's own state.
+	// The poller's own state. prevHead is the head the previous poll read.
 	watermark      model.Timestamp
 	watermarkValid bool
+	prevHead       model.Timestamp
 }
 
 // New is a hub over src; Run starts its poller.
@@ -222,9 +229,24 @@ func (h *Hub) poll(ctx context.Context) (again bool) {
 	}
 	if !h.watermarkValid {
 		h.watermark, h.watermarkValid = p.Head, true
-	} else if p.Scanned > h.watermark {
-		h.watermark = p.Scanned
+	} else {
+		next := p.Scanned
+		if !p.Full {
+			// The walk reached the head: no submit of the followed topics
+			// is left before it. Moving up to the previous poll's head
+			// (not this one's, so that a commit a poll interval late is
+			// still found) keeps the watermark from lagging while the
+			// followed topics are quiet: a topic followed next would
+			// otherwise have its whole backlog since then walked and
+			// handed to its new subscribers (which, past Buffer, ended
+			// them CLIENT_TOO_SLOW).
+			next = max(next, min(h.prevHead, p.Head))
+		}
+		if next > h.watermark {
+			h.watermark = next
+		}
 	}
+	h.prevHead = p.Head
 	if model.Timestamp(h.head.Load()) < p.Head {
 		h.head.Store(int64(p.Head))
 	}
@@ -241,10 +263,11 @@ func (h *Hub) poll(ctx context.Context) (again bool) {
 func (h *Hub) deliver(msgs []model.TopicMessage) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.deliveries++
 	for i := range msgs {
 		m := &msgs[i]
 		for s := range h.byTopic[m.TopicID] {
-			s.offer(m)
+			s.offer(m, h.deliveries)
 		}
 	}
 	head := model.Timestamp(h.head.Load())

@@ -67,6 +67,10 @@ type Subscription struct {
 	notify  chan struct{}         // something to look at: a message, the head, a stop
 	stopped chan struct{}         // closed with err
 
+	// lagFrom is the delivery (Hub.deliver) since which something has waited
+	// untaken (messages in pending, or dropped for a re-read); 0: nothing.
+	lagFrom uint64
+
 	// The stream's position, owned by Run.
 	sent    int64
 	lastSeq int64
@@ -94,6 +98,11 @@ func (s *Subscription) Run(ctx context.Context, emit func(*model.TopicMessage) e
 			return errDone
 		}
 		if err := emit(m); err != nil {
+			if serr := s.stopErr(); serr != nil {
+				// The hub stopped the stream while emit waited for its
+				// client (Stopped): end it for that reason.
+				return serr
+			}
 			return err
 		}
 		s.hub.o.Metrics.Delivered()
@@ -338,17 +347,23 @@ func (s *Subscription) sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// offer queues a live message (the hub holds its lock): past Buffer, a live
-// stream is stopped as too slow, and one still reading history drops it and
-// reads again once its history is done.
-func (s *Subscription) offer(m *model.TopicMessage) {
+// offer queues a live message of the hub's delivery number delivery (the
+// hub holds its lock): past Buffer, a live stream that has left messages of
+// an earlier delivery untaken is stopped as too slow; one still reading
+// history, or one that took everything before this delivery (a burst larger
+// than its buffer, not a client lagging behind), drops it and reads again
+// from the database.
+func (s *Subscription) offer(m *model.TopicMessage, delivery uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return
 	}
+	if s.lagFrom == 0 {
+		s.lagFrom = delivery
+	}
 	if len(s.pending) >= s.hub.o.Buffer {
-		if s.live {
+		if s.live && s.lagFrom < delivery {
 			s.stopLocked(errTooSlow)
 			return
 		}
@@ -365,7 +380,7 @@ func (s *Subscription) take() ([]*model.TopicMessage, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	msgs, reread := s.pending, s.reread
-	s.pending, s.reread = nil, false
+	s.pending, s.reread, s.lagFrom = nil, false, 0
 	return msgs, reread
 }
 
@@ -392,6 +407,12 @@ func (s *Subscription) stopLocked(err error) {
 	close(s.stopped)
 	s.signal()
 }
+
+// Stopped is closed when the hub stops the stream (too slow, the database
+// unavailable, shutdown): an emit waiting for its client must give up then,
+// or a client that stopped reading would hold the stream until its
+// connection's write deadline and end it as gone.
+func (s *Subscription) Stopped() <-chan struct{} { return s.stopped }
 
 func (s *Subscription) stopErr() error {
 	s.mu.Lock()

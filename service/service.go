@@ -18,6 +18,7 @@ import (
 	"mirrorql/apidocs"
 	"mirrorql/cache"
 	"mirrorql/config"
+	"mirrorql/dashboard"
 	"mirrorql/db"
 	"mirrorql/graph"
 	"mirrorql/limits"
@@ -80,7 +81,7 @@ func (o *Operations) startLive(cfg config.Config, d *db.DB, log *slog.Logger) {
 	}
 	hub := live.New(d, live.Options{
 		PollInterval: cfg.LivePollInterval, MaxSubscriptions: cfg.LiveMaxSubscriptions, Buffer: cfg.LiveBuffer,
-		Log: log, Metrics: o.metrics.Live(),
+		Outage: cfg.LiveOutage, Log: log, Metrics: o.metrics.Live(),
 	})
 	o.streams = graph.NewStreams(hub)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -202,6 +203,9 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 	}))
 	e.Match([]string{http.MethodGet, http.MethodHead, http.MethodPost}, graph.Endpoint, gql)
 	e.Match([]string{http.MethodGet, http.MethodHead}, graph.Endpoint+"/explorer/*", gql)
+	if cfg.DashboardEnabled {
+		dashboard.Register(e, graph.Endpoint) // a page over the GraphQL API alone
+	}
 	// --- end GraphQL face ---
 
 	e.GET(RouteLiveness, func(c echo.Context) error {

@@ -1,0 +1,779 @@
+package live_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"mirrorql/db"
+	"mirrorql/live"
+	"mirrorql/model"
+	"mirrorql/tests/testdb"
+)
+
+// The hub and its subscriptions over a real PostgreSQL database (testdb),
+// driven directly: Subscribe, Run, Close, Shutdown. Every wait is on a
+// condition with a deadline.
+
+const interval = 20 * time.Millisecond
+
+// fixture is one test's database, statement log, hub and subscriptions.
+type fixture struct {
+	t       *testing.T
+	b       *bun.DB
+	d       *db.DB
+	rec     *db.StatementLog
+	hub     *live.Hub
+	metrics *counters
+
+	ctx  context.Context // the subscriptions' (ended at cleanup)
+	wg   sync.WaitGroup
+	stop context.CancelFunc
+}
+
+// newFixture starts a hub over a fresh database with o (PollInterval 20 ms
+// unless set). polled, when not nil, runs on the poller's goroutine after
+// every poll.
+func newFixture(t *testing.T, o live.Options, polled func()) *fixture {
+	t.Helper()
+	_, b := testdb.New(t)
+	f := &fixture{t: t, b: b, d: db.Wrap(b), rec: &db.StatementLog{}, metrics: &counters{ended: map[string]int{}, polled: polled}}
+	f.d.Record(f.rec)
+	if o.PollInterval == 0 {
+		o.PollInterval = interval
+	}
+	o.Metrics = f.metrics
+	o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	f.hub = live.New(f.d, o)
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	hubDone := make(chan struct{})
+	go func() { f.hub.Run(hubCtx); close(hubDone) }()
+	f.ctx, f.stop = context.WithCancel(context.Background())
+	t.Cleanup(func() { // before the database is dropped: cleanups run last in, first out
+		f.stop()
+		f.wg.Wait()
+		stopHub()
+		<-hubDone
+	})
+	return f
+}
+
+// counters is the hub's Metrics.
+type counters struct {
+	mu        sync.Mutex
+	polls     int
+	opened    int
+	ended     map[string]int
+	delivered int
+	polled    func()
+}
+
+func (c *counters) SubscriptionOpened() { c.mu.Lock(); c.opened++; c.mu.Unlock() }
+func (c *counters) SubscriptionEnded(r string) {
+	c.mu.Lock()
+	c.ended[r]++
+	c.mu.Unlock()
+}
+func (c *counters) Delivered() { c.mu.Lock(); c.delivered++; c.mu.Unlock() }
+func (c *counters) Polled(time.Duration) {
+	c.mu.Lock()
+	c.polls++
+	fn := c.polled
+	c.mu.Unlock()
+	if fn != nil {
+		fn()
+	}
+}
+func (c *counters) Lag(time.Duration) {}
+
+func (c *counters) endedBy(reason string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ended[reason]
+}
+
+func (c *counters) pollCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.polls
+}
+
+// row is one message to write: its topic, sequence number and consensus
+// time.
+type row struct {
+	topic model.EntityID
+	seq   int64
+	ts    model.Timestamp
+}
+
+// write commits rows as the importer does: each message with its submit
+// transaction (type 27, SUCCESS), all in one database transaction. It
+// bypasses the statement log (database/sql, not bun).
+func (f *fixture) write(rows ...row) {
+	f.t.Helper()
+	ctx := context.Background()
+	tx, err := f.b.DB.BeginTx(ctx, nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	for _, r := range rows {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO topic_message (consensus_timestamp, message, running_hash,
+			sequence_number, running_hash_version, payer_account_id, valid_start_timestamp, topic_id)
+			VALUES ($1, $2, '\xabcd', $3, 3, 1002, $4, $5)`, int64(r.ts), []byte(fmt.Sprintf("%d/%d", r.topic, r.seq)), r.seq, int64(r.ts)-1, int64(r.topic)); err != nil {
+			f.t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO transaction (consensus_timestamp, type, result, payer_account_id,
+			valid_start_ns, entity_id) VALUES ($1, 27, 22, 1002, $2, $3)`, int64(r.ts), int64(r.ts)-1, int64(r.topic)); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// transfer commits a transaction that is no topic message (a crypto
+// transfer): the ledger moves on.
+func (f *fixture) transfer(ts model.Timestamp) {
+	f.t.Helper()
+	if _, err := f.b.DB.ExecContext(context.Background(), `INSERT INTO transaction (consensus_timestamp, type, result,
+		payer_account_id, valid_start_ns) VALUES ($1, 14, 22, 1002, $2)`, int64(ts), int64(ts)-1); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// history writes messages from..to of topic, one a microsecond from at.
+func (f *fixture) history(topic model.EntityID, from, to int64, at model.Timestamp) []row {
+	f.t.Helper()
+	var rows []row
+	for s := from; s <= to; s++ {
+		rows = append(rows, row{topic, s, at + model.Timestamp((s-from)*1000)})
+	}
+	f.write(rows...)
+	return rows
+}
+
+// stream is one running subscription.
+type stream struct {
+	t      *testing.T
+	msgs   chan model.TopicMessage
+	done   chan error
+	cancel context.CancelFunc
+
+	ended bool
+	err   error
+}
+
+// subscribe registers req and runs it until it ends (or the test does),
+// then closes it.
+func (f *fixture) subscribe(req live.Request) *stream {
+	f.t.Helper()
+	sub, err := f.hub.Subscribe(req)
+	if err != nil {
+		f.t.Fatalf("subscribe %+v: %v", req, err)
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	s := &stream{t: f.t, msgs: make(chan model.TopicMessage, 1024), done: make(chan error, 1), cancel: cancel}
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		err := sub.Run(ctx, func(m *model.TopicMessage) error {
+			select {
+			case s.msgs <- *m:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		sub.Close(err)
+		s.done <- err
+	}()
+	return s
+}
+
+// take reads exactly n messages within the time given.
+func (s *stream) take(n int, within time.Duration) []model.TopicMessage {
+	s.t.Helper()
+	var out []model.TopicMessage
+	deadline := time.After(within)
+	for len(out) < n {
+		select {
+		case m := <-s.msgs:
+			out = append(out, m)
+		case <-deadline:
+			s.t.Fatalf("%d of %d messages within %s: %v", len(out), n, within, seqsOf(out))
+		}
+	}
+	return out
+}
+
+// end waits for Run to return and gives its result and the messages not
+// taken yet.
+func (s *stream) end(within time.Duration) ([]model.TopicMessage, error) {
+	s.t.Helper()
+	if !s.ended {
+		select {
+		case s.err = <-s.done:
+			s.ended = true
+		case <-time.After(within):
+			s.t.Fatalf("the stream did not end within %s", within)
+		}
+	}
+	var rest []model.TopicMessage
+	for {
+		select {
+		case m := <-s.msgs:
+			rest = append(rest, m)
+		default:
+			return rest, s.err
+		}
+	}
+}
+
+// running fails if the stream has ended.
+func (s *stream) running() {
+	s.t.Helper()
+	select {
+	case err := <-s.done:
+		s.t.Fatalf("the stream ended: %v", err)
+	default:
+	}
+}
+
+// quiet fails if a message arrives within d.
+func (s *stream) quiet(d time.Duration) {
+	s.t.Helper()
+	select {
+	case m := <-s.msgs:
+		s.t.Fatalf("unexpected message %d at %d", m.SequenceNumber, m.ConsensusTimestamp)
+	case <-time.After(d):
+	}
+}
+
+func seqsOf(ms []model.TopicMessage) []int64 {
+	out := make([]int64, len(ms))
+	for i, m := range ms {
+		out[i] = m.SequenceNumber
+	}
+	return out
+}
+
+// consecutive fails unless ms are messages first, first+1, … of topic.
+func consecutive(t *testing.T, what string, ms []model.TopicMessage, topic model.EntityID, first int64) {
+	t.Helper()
+	for i, m := range ms {
+		if m.SequenceNumber != first+int64(i) || m.TopicID != topic || string(m.Message) != fmt.Sprintf("%d/%d", topic, m.SequenceNumber) {
+			t.Fatalf("%s: message %d is %d of %s (%q), want %d of %s; got %v", what, i, m.SequenceNumber, m.TopicID, m.Message,
+				first+int64(i), topic, seqsOf(ms))
+		}
+	}
+}
+
+// eventually waits for cond, failing after within.
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %s: %s", within, what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func now() model.Timestamp { return model.Timestamp(time.Now().UnixNano()) }
+
+// isPoll: the statement is the live poll.
+func isPoll(st db.Statement) bool { return strings.HasPrefix(st.SQL, "WITH tx AS MATERIALIZED") }
+
+// isGapFill: the statement reads a topic's messages by sequence number.
+func isGapFill(st db.Statement) bool { return strings.Contains(st.SQL, "ORDER BY sequence_number ASC") }
+
+// TestHistoryThenLive: a subscription from the start of time gets the
+// topic's history, then its new messages (one at a time and several in one
+// transaction), none of another topic's; one from now gets only the new
+// ones; neither ends.
+func TestHistoryThenLive(t *testing.T) {
+	f := newFixture(t, live.Options{}, nil)
+	past := now() - model.Timestamp(time.Minute)
+	f.history(7, 1, 5, past)
+	f.history(8, 1, 3, past+500)
+
+	all := f.subscribe(live.Request{Topic: 7})
+	fromNow := f.subscribe(live.Request{Topic: 7, Start: now()})
+	consecutive(t, "history", all.take(5, 5*time.Second), 7, 1)
+
+	f.write(row{7, 6, now()})
+	t0 := now()
+	f.write(row{7, 7, t0}, row{8, 4, t0 + 1}, row{7, 8, t0 + 2})
+	f.write(row{8, 5, now()})
+	f.write(row{7, 9, now()})
+	consecutive(t, "live", all.take(4, 5*time.Second), 7, 6)
+	consecutive(t, "from now", fromNow.take(4, 5*time.Second), 7, 6)
+	all.quiet(5 * interval)
+	all.running()
+	fromNow.running()
+}
+
+// TestGapFilledLate: message 4 is committed before message 3, whose
+// consensus time is earlier, and the poller has moved past 3's time when it
+// is committed: the subscription waits for 3 (reading it by sequence
+// number) and sends 3, then 4.
+func TestGapFilledLate(t *testing.T) {
+	f := newFixture(t, live.Options{GapRetries: 100, GapWait: 10 * time.Millisecond}, nil)
+	f.history(7, 1, 2, now()-model.Timestamp(time.Minute))
+	s := f.subscribe(live.Request{Topic: 7})
+	consecutive(t, "history", s.take(2, 5*time.Second), 7, 1)
+
+	t0 := now()
+	f.write(row{7, 4, t0 + 2000})
+	// The poller hands 4 over and the subscription looks for 3.
+	eventually(t, 5*time.Second, "a gap fill", func() bool {
+		for _, st := range f.rec.Take() {
+			if isGapFill(st) {
+				return true
+			}
+		}
+		return false
+	})
+	if f.hub.Head() < t0+2000 {
+		t.Fatalf("head %d before message 4 at %d", f.hub.Head(), t0+2000)
+	}
+	f.write(row{7, 3, t0 + 1000})
+	consecutive(t, "late gap", s.take(2, 5*time.Second), 7, 3)
+	s.running()
+}
+
+// TestGapNeverFilled: message 3 never comes: after GapRetries looks the
+// stream ends INTERNAL, naming the missing message.
+func TestGapNeverFilled(t *testing.T) {
+	f := newFixture(t, live.Options{GapRetries: 3, GapWait: 5 * time.Millisecond}, nil)
+	f.history(7, 1, 2, now()-model.Timestamp(time.Minute))
+	s := f.subscribe(live.Request{Topic: 7})
+	consecutive(t, "history", s.take(2, 5*time.Second), 7, 1)
+	f.write(row{7, 4, now()})
+	rest, err := s.end(5 * time.Second)
+	var lerr *live.Error
+	if !errors.As(err, &lerr) || lerr.Code != live.CodeInternal || !strings.Contains(lerr.Message, "Message 3 of topic 0.0.7 is missing") {
+		t.Fatalf("a gap never filled ended with %v (%T)", err, err)
+	}
+	if len(rest) != 0 {
+		t.Errorf("sent past the gap: %v", seqsOf(rest))
+	}
+	gapFills := 0
+	for _, st := range f.rec.Take() {
+		if isGapFill(st) {
+			gapFills++
+		}
+	}
+	if gapFills != 4 { // the first look and 3 retries
+		t.Errorf("%d gap fills, want 4", gapFills)
+	}
+	eventually(t, time.Second, "the gap counted", func() bool { return f.metrics.endedBy(live.EndedGap) == 1 })
+}
+
+// TestLimit: a limit within the history ends there; one beyond it ends
+// among the live messages, at the limit exactly.
+func TestLimit(t *testing.T) {
+	f := newFixture(t, live.Options{}, nil)
+	f.history(7, 1, 5, now()-model.Timestamp(time.Minute))
+	three := f.subscribe(live.Request{Topic: 7, Limit: 3})
+	seven := f.subscribe(live.Request{Topic: 7, Limit: 7})
+	got := three.take(3, 5*time.Second)
+	rest, err := three.end(5 * time.Second)
+	if err != nil || len(rest) != 0 {
+		t.Fatalf("limit 3: %v, then %v", err, seqsOf(rest))
+	}
+	consecutive(t, "limit 3", got, 7, 1)
+
+	consecutive(t, "limit 7, history", seven.take(5, 5*time.Second), 7, 1)
+	seven.running()
+	t0 := now()
+	f.write(row{7, 6, t0}, row{7, 7, t0 + 1}, row{7, 8, t0 + 2})
+	got = seven.take(2, 5*time.Second)
+	rest, err = seven.end(5 * time.Second)
+	if err != nil || len(rest) != 0 {
+		t.Fatalf("limit 7: %v, then %v", err, seqsOf(rest))
+	}
+	consecutive(t, "limit 7, live", got, 7, 6)
+	eventually(t, time.Second, "both counted as ended by their limit", func() bool { return f.metrics.endedBy(live.EndedLimit) == 2 })
+}
+
+// TestEndTime: a stream with an end time completes once the ledger has a
+// transaction at or after it — a message of another topic, or no message
+// at all — having sent every message before it and none after; an end time
+// the ledger has passed already ends the stream after its history. The
+// wall-clock grace is an hour here: the ledger alone ends them.
+func TestEndTime(t *testing.T) {
+	f := newFixture(t, live.Options{EndGrace: time.Hour}, nil)
+	rows := f.history(7, 1, 3, now()-model.Timestamp(time.Minute))
+
+	past := f.subscribe(live.Request{Topic: 7, End: rows[2].ts})
+	got, err := past.end(5 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consecutive(t, "end time passed", got, 7, 1)
+	if len(got) != 2 {
+		t.Fatalf("end time at message 3: %v", seqsOf(got))
+	}
+
+	end := now() + model.Timestamp(time.Hour)
+	later := end + model.Timestamp(time.Minute)
+	byMessage := f.subscribe(live.Request{Topic: 7, End: end})
+	byTransfer := f.subscribe(live.Request{Topic: 7, Start: rows[1].ts, End: later})
+	consecutive(t, "history", byMessage.take(3, 5*time.Second), 7, 1)
+	consecutive(t, "history from 2", byTransfer.take(2, 5*time.Second), 7, 2)
+	f.write(row{7, 4, now()})
+	f.write(row{7, 5, end - 1})
+	consecutive(t, "live", byMessage.take(2, 5*time.Second), 7, 4)
+	consecutive(t, "live", byTransfer.take(2, 5*time.Second), 7, 4)
+	byMessage.running()
+
+	// Message 6 is at the end time: never sent. A message of topic 8 after
+	// the end time moves the ledger past it.
+	f.write(row{7, 6, end})
+	f.write(row{8, 1, end + 1})
+	rest, err := byMessage.end(5 * time.Second)
+	if err != nil || len(rest) != 0 {
+		t.Fatalf("ended by a message of another topic: %v, then %v", err, seqsOf(rest))
+	}
+	consecutive(t, "up to the later end", byTransfer.take(1, 5*time.Second), 7, 6)
+	byTransfer.running()
+	f.transfer(later + 5)
+	rest, err = byTransfer.end(5 * time.Second)
+	if err != nil || len(rest) != 0 {
+		t.Fatalf("ended by a transfer: %v, then %v", err, seqsOf(rest))
+	}
+	eventually(t, time.Second, "three ended by their end time", func() bool { return f.metrics.endedBy(live.EndedEndTime) == 3 })
+}
+
+// TestEndGrace: when the ledger stays quiet, a stream with an end time
+// completes by the wall clock EndGrace after it.
+func TestEndGrace(t *testing.T) {
+	const grace = 200 * time.Millisecond
+	f := newFixture(t, live.Options{EndGrace: grace}, nil)
+	f.history(7, 1, 2, now()-model.Timestamp(time.Minute))
+	endAt := time.Now().Add(100 * time.Millisecond)
+	s := f.subscribe(live.Request{Topic: 7, End: model.Timestamp(endAt.UnixNano())})
+	consecutive(t, "history", s.take(2, 5*time.Second), 7, 1)
+	rest, err := s.end(5 * time.Second)
+	if err != nil || len(rest) != 0 {
+		t.Fatalf("grace: %v, then %v", err, seqsOf(rest))
+	}
+	if early := time.Until(endAt.Add(grace)); early > 0 {
+		t.Errorf("completed %s before the end time and its grace", early)
+	}
+}
+
+// TestShutdown: Shutdown completes every running stream (Run returns nil),
+// waits for them to close, and refuses new subscriptions.
+func TestShutdown(t *testing.T) {
+	f := newFixture(t, live.Options{}, nil)
+	f.history(7, 1, 3, now()-model.Timestamp(time.Minute))
+	streams := []*stream{
+		f.subscribe(live.Request{Topic: 7}),
+		f.subscribe(live.Request{Topic: 7, Start: now()}),
+		f.subscribe(live.Request{Topic: 8, End: now() + model.Timestamp(time.Hour)}),
+	}
+	streams[0].take(3, 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := f.hub.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if n := f.hub.Subscriptions(); n != 0 {
+		t.Errorf("%d subscriptions after the shutdown", n)
+	}
+	for i, s := range streams {
+		if _, err := s.end(time.Second); err != nil {
+			t.Errorf("stream %d ended with %v, want nil", i, err)
+		}
+	}
+	if _, err := f.hub.Subscribe(live.Request{Topic: 7}); !errors.Is(err, live.ErrClosed) {
+		t.Errorf("subscribe after the shutdown: %v, want ErrClosed", err)
+	}
+	if n := f.metrics.endedBy(live.EndedShutdown); n != 3 {
+		t.Errorf("%d ended by the shutdown, want 3", n)
+	}
+}
+
+// TestMaxSubscriptions: beyond MaxSubscriptions a subscription is refused
+// with ErrTooMany; one that ends frees its place.
+func TestMaxSubscriptions(t *testing.T) {
+	f := newFixture(t, live.Options{MaxSubscriptions: 2}, nil)
+	a := f.subscribe(live.Request{Topic: 7, Start: now()})
+	f.subscribe(live.Request{Topic: 8, Start: now()})
+	if _, err := f.hub.Subscribe(live.Request{Topic: 9}); !errors.Is(err, live.ErrTooMany) {
+		t.Fatalf("third subscription: %v, want ErrTooMany", err)
+	}
+	a.cancel()
+	if _, err := a.end(5 * time.Second); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled stream ended with %v", err)
+	}
+	if n := f.hub.Subscriptions(); n != 1 {
+		t.Fatalf("%d subscriptions after one ended, want 1", n)
+	}
+	c := f.subscribe(live.Request{Topic: 9, Start: now()})
+	c.running()
+	if _, err := f.hub.Subscribe(live.Request{Topic: 9}); !errors.Is(err, live.ErrTooMany) {
+		t.Fatalf("third subscription again: %v, want ErrTooMany", err)
+	}
+	if n := f.metrics.endedBy(live.EndedClientGone); n != 1 {
+		t.Errorf("%d ended by the client leaving, want 1", n)
+	}
+}
+
+// TestOnePollForAll: one statement a poll, whether one subscription or 200
+// follow the topic, while messages are delivered to all of them; the
+// subscriptions themselves send nothing once past their history. Counted
+// on the poller's own goroutine after each poll (Metrics.Polled), so the
+// count is exact: every statement logged up to then belongs to a finished
+// poll.
+func TestOnePollForAll(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		counting bool
+		perPoll  []int // live poll statements in each poll of the window
+		others   int   // other statements in the window
+		history  int   // history reads before the window
+	)
+	var f *fixture
+	polled := func() {
+		stmts := f.rec.Take()
+		mu.Lock()
+		defer mu.Unlock()
+		polls, rest := 0, 0
+		for _, st := range stmts {
+			if isPoll(st) {
+				polls++
+			} else {
+				rest++
+			}
+		}
+		if counting {
+			perPoll = append(perPoll, polls)
+			others += rest
+		} else {
+			history += rest
+		}
+	}
+	f = newFixture(t, live.Options{SafetyCheck: time.Hour}, polled)
+	f.history(7, 1, 3, now()-model.Timestamp(time.Minute))
+	const polls = 10
+	seq := int64(3)
+	for _, n := range []int{1, 200} {
+		mu.Lock()
+		history, counting, perPoll, others = 0, false, nil, 0
+		mu.Unlock()
+		var streams []*stream
+		for range n {
+			s := f.subscribe(live.Request{Topic: 7})
+			streams = append(streams, s)
+		}
+		for _, s := range streams {
+			consecutive(t, "history", s.take(int(seq), 10*time.Second), 7, 1)
+		}
+		// Every history read was logged before its messages were sent;
+		// a poll after the last one has taken them all.
+		p := f.metrics.pollCount()
+		eventually(t, 5*time.Second, "a poll after the history reads", func() bool { return f.metrics.pollCount() > p })
+		mu.Lock()
+		if history < n {
+			t.Errorf("%d subscriptions: %d history reads", n, history)
+		}
+		counting = true
+		mu.Unlock()
+
+		// Within the window, two new messages reach everyone.
+		f.write(row{7, seq + 1, now()})
+		f.write(row{7, seq + 2, now()})
+		for _, s := range streams {
+			consecutive(t, "live", s.take(2, 10*time.Second), 7, seq+1)
+		}
+		seq += 2
+		eventually(t, 10*time.Second, fmt.Sprintf("%d polls", polls), func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(perPoll) >= polls
+		})
+		mu.Lock()
+		counting = false
+		window, otherStmts := append([]int(nil), perPoll[:polls]...), others
+		mu.Unlock()
+		t.Logf("%d subscriptions: live poll statements in %d polls: %v; other statements: %d", n, polls, window, otherStmts)
+		for i, c := range window {
+			if c != 1 {
+				t.Errorf("%d subscriptions: poll %d sent %d live poll statements, want 1", n, i, c)
+			}
+		}
+		if otherStmts != 0 {
+			t.Errorf("%d subscriptions: %d other statements while live, want 0", n, otherStmts)
+		}
+		for _, s := range streams {
+			s.cancel()
+			if _, err := s.end(5 * time.Second); !errors.Is(err, context.Canceled) {
+				t.Errorf("cancelled: %v", err)
+			}
+		}
+	}
+}
+
+// TestRateIndependentOfSubscribers: two hubs side by side, one following a
+// topic for 1 subscription and one for 200, send as many statements over
+// the same wall-clock window (±1 for the timing of its edges), all of them
+// polls, and no more than one an interval: subscribers neither add
+// statements nor make the poller poll more often. TestOnePollForAll counts
+// exactly, poll by poll; this one measures time, so a window disturbed by
+// the machine's load (the two counts apart by more than 1) is measured
+// again, up to three times — a real regression (a statement or a poll per
+// subscriber) shows in every window.
+func TestRateIndependentOfSubscribers(t *testing.T) {
+	const window = 20 * interval
+	settle := func(n int) *fixture {
+		f := newFixture(t, live.Options{SafetyCheck: time.Hour}, nil)
+		for range n {
+			f.subscribe(live.Request{Topic: 7, Start: now()})
+		}
+		// Every subscription has read its (empty) history, and the
+		// poller has polled twice since.
+		reads := 0
+		eventually(t, 10*time.Second, "the history reads", func() bool {
+			for _, st := range f.rec.Take() {
+				if !isPoll(st) {
+					reads++
+				}
+			}
+			return reads >= n
+		})
+		p := f.metrics.pollCount()
+		eventually(t, 5*time.Second, "two polls after them", func() bool { return f.metrics.pollCount() > p+1 })
+		return f
+	}
+	one, many := settle(1), settle(200)
+	count := func(n int, stmts []db.Statement) int {
+		for _, st := range stmts {
+			if !isPoll(st) {
+				t.Errorf("%d subscriptions: a statement other than the poll: %s", n, st.SQL)
+			}
+		}
+		if most := int(window/interval) + 1; len(stmts) > most {
+			t.Errorf("%d subscriptions: %d statements in %s, more than one an interval", n, len(stmts), window)
+		}
+		return len(stmts)
+	}
+	for attempt := 1; ; attempt++ {
+		one.rec.Take()
+		many.rec.Take()
+		time.Sleep(window) // the window measured
+		a, b := count(1, one.rec.Take()), count(200, many.rec.Take())
+		t.Logf("statements in %s: %d with 1 subscription, %d with 200", window, a, b)
+		if d := a - b; d >= -1 && d <= 1 {
+			break
+		}
+		if attempt == 3 {
+			t.Fatalf("statements in %s: %d with 1 subscription, %d with 200", window, a, b)
+		}
+	}
+}
+
+// TestIdlePollerIsSilent: the poller sends no statement while nobody
+// subscribes — before the first subscription and after the last one ends —
+// and answers the next subscription at once.
+func TestIdlePollerIsSilent(t *testing.T) {
+	f := newFixture(t, live.Options{PollInterval: 10 * time.Millisecond, SafetyCheck: time.Hour}, nil)
+	f.history(7, 1, 1, now()-model.Timestamp(time.Minute))
+	time.Sleep(30 * 10 * time.Millisecond) // 30 idle intervals
+	if n := f.rec.Len(); n != 0 {
+		t.Fatalf("%d statements before any subscription: %v", n, f.rec.Take())
+	}
+	for round := range 2 {
+		s := f.subscribe(live.Request{Topic: 7})
+		consecutive(t, "history", s.take(1, 5*time.Second), 7, 1)
+		eventually(t, 5*time.Second, "the poller polls", func() bool {
+			for _, st := range f.rec.Take() {
+				if isPoll(st) {
+					return true
+				}
+			}
+			return false
+		})
+		s.cancel()
+		_, _ = s.end(5 * time.Second)
+		if n := f.hub.Subscriptions(); n != 0 {
+			t.Fatalf("%d subscriptions", n)
+		}
+		// A poll that began before the subscription ended may still log
+		// its statement: wait for 5 intervals in a row without one.
+		quietFor := 0
+		eventually(t, 5*time.Second, "the poller falls silent", func() bool {
+			time.Sleep(10 * time.Millisecond)
+			if f.rec.Len() > 0 {
+				f.rec.Take()
+				quietFor = 0
+				return false
+			}
+			quietFor++
+			return quietFor >= 5
+		})
+		time.Sleep(30 * 10 * time.Millisecond) // 30 idle intervals
+		if n := f.rec.Len(); n != 0 {
+			t.Fatalf("round %d: %d statements after the last subscription ended: %v", round, n, f.rec.Take())
+		}
+	}
+}
+
+// TestNewTopicAfterQuietPeriod: while the only followed topic is quiet,
+// another topic grows; a subscription to it from now must get its new
+// messages at once, not have the poller walk (and hand it) that topic's
+// whole backlog first — with a small buffer, that ended it CLIENT_TOO_SLOW.
+func TestNewTopicAfterQuietPeriod(t *testing.T) {
+	f := newFixture(t, live.Options{Buffer: 16, PollLimit: 20, SafetyCheck: time.Hour}, nil)
+	f.history(8, 1, 1, now()-model.Timestamp(time.Minute))
+	quiet := f.subscribe(live.Request{Topic: 8})
+	quiet.take(1, 5*time.Second)
+	p := f.metrics.pollCount()
+	eventually(t, 5*time.Second, "polls of the quiet topic", func() bool { return f.metrics.pollCount() > p+2 })
+
+	// Topic 7 grows by 200 messages nobody follows.
+	var backlog []row
+	base := now()
+	for s := int64(1); s <= 200; s++ {
+		backlog = append(backlog, row{7, s, base + model.Timestamp(s)})
+	}
+	f.write(backlog...)
+	p = f.metrics.pollCount()
+	eventually(t, 5*time.Second, "polls after the backlog", func() bool { return f.metrics.pollCount() > p+3 })
+	f.rec.Take()
+
+	fresh := f.subscribe(live.Request{Topic: 7, Start: now()})
+	p = f.metrics.pollCount()
+	eventually(t, 5*time.Second, "polls after the subscription", func() bool { return f.metrics.pollCount() > p+3 })
+	// The watermark moved past the backlog while nobody followed topic 7:
+	// no poll walks it.
+	for _, st := range f.rec.Take() {
+		if isPoll(st) && st.Args[0].(int64) < int64(backlog[len(backlog)-1].ts) {
+			t.Errorf("a poll from %d, before the backlog's last message at %d", st.Args[0], backlog[len(backlog)-1].ts)
+		}
+	}
+	f.write(row{7, 201, now()})
+	select {
+	case err := <-fresh.done:
+		t.Fatalf("the new subscription ended: %v", err)
+	case m := <-fresh.msgs:
+		consecutive(t, "after the backlog", []model.TopicMessage{m}, 7, 201)
+	case <-time.After(5 * time.Second):
+		t.Fatal("no message within 5s")
+	}
+	fresh.running()
+	quiet.running()
+}

@@ -1,0 +1,748 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/redis/go-redis/v9"
+	"github.com/uptrace/bun"
+
+	"mirrorql/db"
+	"mirrorql/db/pgcluster"
+	"mirrorql/tests/testdb"
+)
+
+// The live subscriptions under faults, end to end against the built binary:
+// database outages shorter and longer than the outage limit, SIGTERM, clients
+// that vanish, slow and stalled clients, WebSocket origins, the importer's
+// Redis publications (and a Redis that is not there), and the queries the
+// same endpoint answered before subscriptions existed.
+
+// liveCluster is a PostgreSQL cluster of the test's own (it can be stopped
+// and started again under a running server), migrated, with topics nums.
+func liveCluster(t *testing.T, nums ...int64) *pgcluster.Cluster {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL cluster of its own")
+	}
+	ctx := context.Background()
+	cluster, err := pgcluster.Start(ctx, pgcluster.Options{})
+	if errors.Is(err, pgcluster.ErrNotInstalled) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.Stop() })
+	w := openWriter(t, cluster.URL())
+	if err := db.Migrate(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	liveTopic(t, w, nums...)
+	return cluster
+}
+
+// openWriter is a pool for the test's own writes to url, closed at cleanup.
+func openWriter(t *testing.T, url string) *bun.DB {
+	t.Helper()
+	d, err := db.Open(db.Options{URL: url, ConnectTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d.Bun()
+}
+
+// metricValue is the value of the sample of name with labels, 0 when there
+// is none.
+func metricValue(t *testing.T, base, name string, labels map[string]string) float64 {
+	t.Helper()
+	if m := sample(scrape(t, base), name, labels); m != nil {
+		return value(m)
+	}
+	return 0
+}
+
+// waitMetric waits until the sample of name with labels has the value want.
+func waitMetric(t *testing.T, base, name string, labels map[string]string, want float64, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	got := metricValue(t, base, name, labels)
+	for got != want && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		got = metricValue(t, base, name, labels)
+	}
+	if got != want {
+		var all []string
+		if f := scrape(t, base)[name]; f != nil {
+			for _, m := range f.Metric {
+				all = append(all, fmt.Sprint(m.Label, " ", value(m)))
+			}
+		}
+		t.Fatalf("%s%v = %v after %s, want %v (all: %v)", name, labels, got, within, want, all)
+	}
+}
+
+// quiet fails the test if any of chans has an event (or is closed) within d:
+// the streams are still open and have nothing more to say.
+func quiet(t *testing.T, d time.Duration, chans map[string]<-chan liveEvent) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for name, ch := range chans {
+		select {
+		case ev, ok := <-ch:
+			t.Errorf("%s: an event after the last message (open %v): %+v", name, ok, ev)
+			continue
+		default:
+		}
+		select {
+		case ev, ok := <-ch:
+			t.Errorf("%s: an event after the last message (open %v): %+v", name, ok, ev)
+		case <-time.After(time.Until(deadline)):
+		}
+	}
+}
+
+func topicArg(num int64) string { return fmt.Sprintf(`topicId: "0.0.%d"`, num) }
+
+// TestLiveFaultsShortDatabaseOutage: the database goes away for 5 s under a
+// WebSocket and an SSE subscriber. Messages committed right before the
+// outage and after it reach both, in order and consecutive; neither stream
+// ends, nothing ends UNAVAILABLE, and the poller saw the outage.
+func TestLiveFaultsShortDatabaseOutage(t *testing.T) {
+	const topic = 601
+	cluster := liveCluster(t, topic)
+	w := openWriter(t, cluster.URL())
+	srv := startServer(t, cluster.URL())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	streams := map[string]<-chan liveEvent{
+		"websocket": openWS(t, srv.URL).subscribe("1", subscriptionQuery(topicArg(topic))),
+		"sse":       sseSubscribe(ctx, t, srv.URL, subscriptionQuery(topicArg(topic))),
+	}
+	waitSubscribed(t, srv, 2)
+	got := map[string][]liveMessage{}
+	take := func(n int, within time.Duration) {
+		t.Helper()
+		for name, ch := range streams {
+			got[name] = append(got[name], takeN(t, ch, n, within)...)
+		}
+	}
+
+	appendMessages(t, w, liveRow{Topic: topic}, liveRow{Topic: topic})
+	take(2, 10*time.Second)
+	// Right before the outage: committed, perhaps not yet polled.
+	appendMessages(t, w, liveRow{Topic: topic})
+	appendMessages(t, w, liveRow{Topic: topic}, liveRow{Topic: topic})
+	if err := cluster.StopServer(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Second) // the outage
+	if err := cluster.StartServer(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	restarted := time.Now()
+	w = openWriter(t, cluster.URL()) // the old pool's connections died with the server
+	appendMessages(t, w, liveRow{Topic: topic})
+	appendMessages(t, w, liveRow{Topic: topic}, liveRow{Topic: topic})
+	take(6, 20*time.Second)
+	t.Logf("every message reached both subscribers %s after the database was back", time.Since(restarted).Round(time.Millisecond))
+	for name := range streams {
+		consecutive(t, name, got[name], 1)
+	}
+	quiet(t, 300*time.Millisecond, streams)
+	if n := metricValue(t, srv.URL, "mirrorql_live_subscriptions", nil); n != 2 {
+		t.Errorf("%v open subscriptions after the outage, want 2", n)
+	}
+	if n := metricValue(t, srv.URL, "mirrorql_live_subscriptions_ended_total", map[string]string{"reason": "unavailable"}); n != 0 {
+		t.Errorf("%v subscriptions ended unavailable after a 5 s outage", n)
+	}
+	logs := srv.logs.String()
+	if !strings.Contains(logs, "live: the poll failed") || !strings.Contains(logs, "live: the poller reads the database again") {
+		t.Errorf("the poller did not log the outage and its end:\n%s", logs)
+	}
+}
+
+// TestLiveFaultsLongDatabaseOutage: with MIRRORQL_LIVE_OUTAGE=2s, a database
+// that stays away ends both streams with an error UNAVAILABLE, not before
+// the limit, and counts them ended unavailable.
+func TestLiveFaultsLongDatabaseOutage(t *testing.T) {
+	const topic = 602
+	cluster := liveCluster(t, topic)
+	w := openWriter(t, cluster.URL())
+	srv := startServer(t, cluster.URL(), "MIRRORQL_LIVE_OUTAGE=2s")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	streams := map[string]<-chan liveEvent{
+		"websocket": openWS(t, srv.URL).subscribe("1", subscriptionQuery(topicArg(topic))),
+		"sse":       sseSubscribe(ctx, t, srv.URL, subscriptionQuery(topicArg(topic))),
+	}
+	waitSubscribed(t, srv, 2)
+	appendMessages(t, w, liveRow{Topic: topic})
+	for name, ch := range streams {
+		consecutive(t, name, takeN(t, ch, 1, 10*time.Second), 1)
+	}
+	stopped := time.Now() // the server's sessions end as it stops
+	if err := cluster.StopServer(); err != nil {
+		t.Fatal(err)
+	}
+	for name, ch := range streams {
+		msgs, last, ended := collect(t, ch, 15*time.Second)
+		took := time.Since(stopped)
+		if !ended || len(msgs) != 0 || len(last.Errors) != 1 || last.Errors[0].Code() != "UNAVAILABLE" {
+			t.Fatalf("%s: %d messages, last %+v, ended %v; want one error UNAVAILABLE", name, len(msgs), last, ended)
+		}
+		if took < 2*time.Second {
+			t.Errorf("%s ended %s into the outage, before its 2 s limit", name, took)
+		}
+		t.Logf("%s: %q %s into the outage", name, last.Errors[0].Message, took.Round(time.Millisecond))
+	}
+	waitMetric(t, srv.URL, "mirrorql_live_subscriptions_ended_total", map[string]string{"reason": "unavailable"}, 2, 10*time.Second)
+	waitSubscribed(t, srv, 0)
+}
+
+// TestLiveFaultsShutdownCompletesStreams: SIGTERM completes both operations
+// of a WebSocket (`complete` each, then a close frame 1001) and an SSE stream
+// (`event: complete`), and the process exits 0 within its shutdown grace.
+func TestLiveFaultsShutdownCompletesStreams(t *testing.T) {
+	srv, b := liveServer(t, "MIRRORQL_SHUTDOWN_GRACE=5s")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := openWS(t, srv.URL)
+	streams := map[string]<-chan liveEvent{
+		"websocket a": c.subscribe("a", subscriptionQuery(topicArg(501))),
+		"websocket b": c.subscribe("b", subscriptionQuery(topicArg(502))),
+		"sse":         sseSubscribe(ctx, t, srv.URL, subscriptionQuery(topicArg(503))),
+	}
+	waitSubscribed(t, srv, 3)
+	appendMessages(t, b, liveRow{Topic: 501}, liveRow{Topic: 502}, liveRow{Topic: 503})
+	first := map[string]int64{"websocket a": 6, "websocket b": 1, "sse": 1} // 501 holds five already
+	for name, ch := range streams {
+		consecutive(t, name, takeN(t, ch, 1, 10*time.Second), first[name])
+	}
+
+	begin := time.Now()
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.cmd.Wait() }()
+	for name, ch := range streams {
+		msgs, last, ended := collect(t, ch, 10*time.Second)
+		if !ended || !last.Complete || len(msgs) != 0 {
+			t.Errorf("%s after SIGTERM: %d messages, last %+v, ended %v; want complete", name, len(msgs), last, ended)
+		}
+	}
+	select {
+	case <-c.closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the WebSocket is still open 10 s after SIGTERM")
+	}
+	if code := c.CloseCode(); code != websocket.CloseGoingAway {
+		t.Errorf("close frame %d, want %d (going away)", code, websocket.CloseGoingAway)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit within 10 s of SIGTERM")
+	}
+	took := time.Since(begin)
+	t.Logf("streams completed and the process exited %s after SIGTERM", took.Round(time.Millisecond))
+	if took >= 5*time.Second {
+		t.Errorf("exit %s after SIGTERM, not within the 5 s grace", took)
+	}
+	if logs := srv.logs.String(); strings.Contains(logs, "grace period exceeded") || !strings.Contains(logs, "http server stopped") {
+		t.Errorf("not a clean shutdown:\n%s", logs)
+	}
+}
+
+// TestLiveFaultsNoGoroutineLeft: 20 WebSockets with two subscriptions each
+// and 20 SSE streams, each having received a message, vanish without a word
+// (their TCP connections closed); every subscription ends and the server's
+// goroutines return to what they were.
+func TestLiveFaultsNoGoroutineLeft(t *testing.T) {
+	srv, b := liveServer(t)
+	goroutines := func() float64 { return metricValue(t, srv.URL, "go_goroutines", nil) }
+	// One subscription through its whole life first, so that what starts
+	// lazily (pool connections, the poller's first statement) has started.
+	warm := openWS(t, srv.URL)
+	ch := warm.subscribe("w", subscriptionQuery(topicArg(504)))
+	waitSubscribed(t, srv, 1)
+	appendMessages(t, b, liveRow{Topic: 504})
+	takeN(t, ch, 1, 10*time.Second)
+	warm.Close()
+	waitSubscribed(t, srv, 0)
+	base := goroutines()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var clients []*wsClient
+	var chans []<-chan liveEvent
+	for range 20 {
+		c := openWS(t, srv.URL)
+		clients = append(clients, c)
+		chans = append(chans, c.subscribe("a", subscriptionQuery(topicArg(505))), c.subscribe("b", subscriptionQuery(topicArg(506))))
+	}
+	for range 20 {
+		chans = append(chans, sseSubscribe(ctx, t, srv.URL, subscriptionQuery(topicArg(507))))
+	}
+	waitSubscribed(t, srv, 60)
+	appendMessages(t, b, liveRow{Topic: 505}, liveRow{Topic: 506}, liveRow{Topic: 507})
+	for _, ch := range chans {
+		takeN(t, ch, 1, 10*time.Second)
+	}
+	peak := goroutines()
+
+	for _, c := range clients {
+		_ = c.conn.UnderlyingConn().Close() // no close frame, no `complete`
+	}
+	cancel() // the SSE requests: their connections are closed
+	start := time.Now()
+	deadline := start.Add(15 * time.Second)
+	var subs, now float64
+	for time.Now().Before(deadline) {
+		subs, now = metricValue(t, srv.URL, "mirrorql_live_subscriptions", nil), goroutines()
+		if subs == 0 && now <= base+5 {
+			t.Logf("goroutines: %v before, %v with 60 subscriptions, %v %s after the clients left",
+				base, peak, now, time.Since(start).Round(time.Millisecond))
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("15 s after the clients left: %v subscriptions, %v goroutines (%v before, %v at the peak)", subs, now, base, peak)
+}
+
+// rawWS is a graphql-transport-ws connection that has subscribed to query as
+// operation "1", with no reader: the caller reads, or does not.
+func rawWS(t *testing.T, base, query string) *websocket.Conn {
+	t.Helper()
+	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: 5 * time.Second}
+	conn, _, err := d.Dial("ws"+strings.TrimPrefix(base, "http")+"/graphql", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	if err := conn.WriteJSON(map[string]any{"type": "connection_init"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	var ack map[string]any
+	if err := conn.ReadJSON(&ack); err != nil || ack["type"] != "connection_ack" {
+		t.Fatalf("connection_init: %v %v", ack, err)
+	}
+	if err := conn.WriteJSON(map[string]any{"type": "subscribe", "id": "1", "payload": map[string]any{"query": query}}); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// TestLiveFaultsSlowConsumer: with MIRRORQL_LIVE_BUFFER=16, a client that
+// stops reading while large messages pour in (300 of 60 KiB) ends
+// CLIENT_TOO_SLOW, while another subscriber of the same topic that reads
+// receives every message in order, batch by batch, never held up. On a
+// server with MIRRORQL_LIVE_WRITE_TIMEOUT=1s a client that stops reading
+// altogether is disconnected (its TCP connection closed) and its
+// subscription ends.
+func TestLiveFaultsSlowConsumer(t *testing.T) {
+	const topic = 801
+	dbURL, b := testdb.New(t)
+	liveTopic(t, b, topic)
+	srv := startServer(t, dbURL, "MIRRORQL_LIVE_BUFFER=16")
+	stalledSrv := startServer(t, dbURL, "MIRRORQL_LIVE_WRITE_TIMEOUT=1s")
+	query := subscriptionQuery(topicArg(topic))
+
+	fast := openWS(t, srv.URL).subscribe("f", query)
+	slow := rawWS(t, srv.URL, query)
+	stalled := rawWS(t, stalledSrv.URL, query)
+	waitSubscribed(t, srv, 2)
+	waitSubscribed(t, stalledSrv, 1)
+
+	// One small message, read by both clients of srv: both are live.
+	appendMessages(t, b, liveRow{Topic: topic})
+	got := takeN(t, fast, 1, 10*time.Second)
+	_ = slow.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		var m map[string]any
+		if err := slow.ReadJSON(&m); err != nil {
+			t.Fatalf("the slow client's first message: %v", err)
+		}
+		if m["type"] == "next" {
+			break
+		}
+	}
+	// From now on the slow client reads nothing, the stalled one never did.
+
+	// 300 × 60 KiB, several times what the sockets to a client that does
+	// not read hold (some 4 MiB with Linux's default tcp_wmem): the
+	// server's writer to the slow client blocks during the second batch,
+	// and two polls later the messages it left untaken overflow its buffer.
+	// Each batch comes in one poll, more than the buffer holds: the reading
+	// subscriber, having taken everything before, reads it from the
+	// database rather than being stopped.
+	const batches, perBatch = 6, 50
+	text := strings.Repeat("0123456789abcdef", 60<<10/16)
+	start := time.Now()
+	for i := range batches {
+		rows := make([]liveRow, perBatch)
+		for j := range rows {
+			rows[j] = liveRow{Topic: topic, Text: fmt.Sprintf("%03d", i*perBatch+j) + text}
+		}
+		appendMessages(t, b, rows...)
+		got = append(got, takeN(t, fast, perBatch, 20*time.Second)...)
+	}
+	t.Logf("the reading subscriber received %d × %d messages of 60 KiB in %s", batches, perBatch, time.Since(start).Round(time.Millisecond))
+	consecutive(t, "the reading subscriber", got, 1)
+	for i, m := range got[1:] {
+		if len(m.Message) != 3+len(text) || m.Message[:3] != fmt.Sprintf("%03d", i) {
+			t.Fatalf("message %d: %d bytes, starts %q", i+2, len(m.Message), m.Message[:min(len(m.Message), 3)])
+		}
+	}
+	// Counted once the stream's operation has ended: here, with the socket
+	// full, after the 5 s the resolver waits for the transport.
+	waitMetric(t, srv.URL, "mirrorql_live_subscriptions_ended_total", map[string]string{"reason": "client_too_slow"}, 1, 20*time.Second)
+	t.Logf("the slow client counted as too slow %s after the first batch", time.Since(start).Round(time.Millisecond))
+	waitSubscribed(t, srv, 1) // the reading one is still there
+	quiet(t, 200*time.Millisecond, map[string]<-chan liveEvent{"the reading subscriber": fast})
+
+	// The stalled client: its writes time out after 1 s, its connection is
+	// closed, its subscription ends.
+	waitSubscribed(t, stalledSrv, 0)
+	waitMetric(t, stalledSrv.URL, "mirrorql_live_subscriptions_ended_total", map[string]string{"reason": "client_gone"}, 1, 5*time.Second)
+	_ = stalled.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var n int
+	var err error
+	for {
+		if _, _, err = stalled.NextReader(); err != nil {
+			break
+		}
+		n++
+	}
+	var nerr net.Error
+	if errors.As(err, &nerr) && nerr.Timeout() {
+		t.Fatalf("the stalled client's connection is still open after %d messages: %v", n, err)
+	}
+	t.Logf("the stalled client read %d messages, then: %v", n, err)
+}
+
+// TestLiveFaultsWebSocketOrigins: MIRRORQL_GRAPHQL_WS_ORIGINS admits the
+// origins it lists and requests without an Origin (not browsers), refuses
+// others with 403; unset, it admits any.
+func TestLiveFaultsWebSocketOrigins(t *testing.T) {
+	dbURL, b := testdb.New(t)
+	liveTopic(t, b, 511)
+	restricted := startServer(t, dbURL, "MIRRORQL_GRAPHQL_WS_ORIGINS=https://allowed.example")
+	open := startServer(t, dbURL)
+	for _, tc := range []struct {
+		srv    *server
+		name   string
+		origin string
+		ok     bool
+	}{
+		{restricted, "restricted", "https://allowed.example", true},
+		{restricted, "restricted", "https://other.example", false},
+		{restricted, "restricted", "", true},
+		{open, "unrestricted", "https://other.example", true},
+		{open, "unrestricted", "https://allowed.example", true},
+	} {
+		header := http.Header{}
+		if tc.origin != "" {
+			header.Set("Origin", tc.origin)
+		}
+		if !tc.ok {
+			d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: 5 * time.Second}
+			conn, resp, err := d.Dial("ws"+strings.TrimPrefix(tc.srv.URL, "http")+"/graphql", header)
+			if conn != nil {
+				conn.Close()
+			}
+			if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+				status := 0
+				if resp != nil {
+					status = resp.StatusCode
+				}
+				t.Errorf("%s, Origin %q: %d %v, want a refused handshake (403)", tc.name, tc.origin, status, err)
+			}
+			continue
+		}
+		c, err := dialWS(t, tc.srv.URL, "graphql-transport-ws", header)
+		if err != nil {
+			t.Errorf("%s, Origin %q: %v", tc.name, tc.origin, err)
+			continue
+		}
+		ch := c.subscribe("1", `{ topic(id: "0.0.511") { memo } }`)
+		if ev := <-ch; string(ev.Data) != `{"topic":{"memo":"live"}}` {
+			t.Errorf("%s, Origin %q: a query answered %+v", tc.name, tc.origin, ev)
+		}
+		c.Close()
+	}
+}
+
+// insertMessage writes r (Seq and Ts given) as appendMessages does, within tx.
+func insertMessage(t *testing.T, tx bun.Tx, r liveRow) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO topic_message (consensus_timestamp, message, running_hash,
+		sequence_number, running_hash_version, payer_account_id, valid_start_timestamp, topic_id)
+		VALUES (?, ?, ?, ?, 3, 1002, ?, ?)`, r.Ts, []byte(r.Text), bytes.Repeat([]byte{0xab}, 48), r.Seq, r.Ts-1000, r.Topic); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO transaction (consensus_timestamp, type, result, payer_account_id,
+		valid_start_ns, entity_id) VALUES (?, 27, 22, 1002, ?, ?)`, r.Ts, r.Ts-1000, r.Topic); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLiveFaultsRedisWakeUp: with a 5 s poll interval and the importer's
+// Redis, a message published (on topic.<num>) before its transaction commits,
+// as the importer does, reaches the subscriber well within a second of the
+// commit; a message committed without a publication waits for a poll.
+func TestLiveFaultsRedisWakeUp(t *testing.T) {
+	if !redisAnswers("127.0.0.1:6379") {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no Redis answers at 127.0.0.1:6379: the live Redis wake-up test needs one in CI")
+		}
+		t.Skip("no Redis answers at 127.0.0.1:6379")
+	}
+	ctx := context.Background()
+	// A topic number of its own: the channel is shared with whatever else
+	// uses this Redis.
+	num := 100000 + rand.Int64N(1<<30)
+	dbURL, b := testdb.New(t)
+	liveTopic(t, b, num)
+	srv := startServer(t, dbURL, "MIRRORQL_LIVE_POLL_INTERVAL=5s", "MIRRORQL_LIVE_REDIS_URL=redis://127.0.0.1:6379")
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer rdb.Close()
+	channel := fmt.Sprintf("topic.%d", num)
+
+	subscribed := time.Now()
+	ch := openWS(t, srv.URL).subscribe("1", subscriptionQuery(topicArg(num)))
+	waitSubscribed(t, srv, 1)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		subs, err := rdb.PubSubNumSub(ctx, channel).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if subs[channel] >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not subscribe to %s", channel)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The subscription polls once as it starts and reads its topic once
+	// more a second after it turned live (the safety re-read); past that,
+	// nothing but a poll (every 5 s) or a publication brings a message.
+	time.Sleep(time.Until(subscribed.Add(1500 * time.Millisecond)))
+
+	// Committed without a publication: the next poll is seconds away.
+	base := time.Now().UnixNano()
+	unannounced := appendMessages(t, b, liveRow{Topic: num, Seq: 1, Ts: base})
+	select {
+	case ev := <-ch:
+		t.Fatalf("a message without a publication arrived within 1 s (so a poll was due; the test proves nothing): %+v", ev)
+	case <-time.After(time.Second):
+	}
+
+	// As the importer writes: the publication, then the commit.
+	tx, err := b.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	insertMessage(t, tx, liveRow{Topic: num, Seq: 2, Ts: time.Now().UnixNano(), Text: "announced"})
+	if err := rdb.Publish(ctx, channel, "\x81\xa7topicId\x01").Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // the importer publishes before it commits
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	committed := time.Now()
+	msgs := takeN(t, ch, 2, time.Second)
+	took := time.Since(committed)
+	consecutive(t, "after the publication", msgs, 1)
+	if msgs[0].Message != unannounced[0].Text || msgs[1].Message != "announced" {
+		t.Errorf("messages %q, %q", msgs[0].Message, msgs[1].Message)
+	}
+	t.Logf("the published message arrived %s after its commit (poll interval 5 s)", took.Round(time.Millisecond))
+}
+
+// TestLiveFaultsRedisDown: MIRRORQL_LIVE_REDIS_URL where nothing listens:
+// the server starts, says so in its log, and its subscriptions work by
+// polling alone, with no error to the clients.
+func TestLiveFaultsRedisDown(t *testing.T) {
+	srv, b := liveServer(t, "MIRRORQL_LIVE_REDIS_URL=redis://127.0.0.1:1", "MIRRORQL_LIVE_POLL_INTERVAL=250ms")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	streams := map[string]<-chan liveEvent{
+		"websocket": openWS(t, srv.URL).subscribe("1", subscriptionQuery(topicArg(508))),
+		"sse":       sseSubscribe(ctx, t, srv.URL, subscriptionQuery(topicArg(508))),
+	}
+	waitSubscribed(t, srv, 2)
+	appendMessages(t, b, liveRow{Topic: 508})
+	appendMessages(t, b, liveRow{Topic: 508}, liveRow{Topic: 508})
+	for name, ch := range streams {
+		consecutive(t, name, takeN(t, ch, 3, 10*time.Second), 1)
+	}
+	quiet(t, 300*time.Millisecond, streams)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(srv.logs.String(), "cannot subscribe to the importer's Redis channels") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no log line about the Redis that does not answer:\n%s", srv.logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestLiveFaultsQueriesUnchanged: with subscriptions on, the GraphQL
+// endpoint answers queries (GET, POST, POST asking for
+// application/graphql-response+json) byte for byte as a server with them
+// off; a REST list is still gzipped when asked; and a plain query posted
+// for an event stream answers one `next` event, then `complete`.
+func TestLiveFaultsQueriesUnchanged(t *testing.T) {
+	const topic = 521
+	dbURL, b := testdb.New(t)
+	liveTopic(t, b, topic)
+	base := time.Now().Add(-time.Hour).UnixNano()
+	rows := make([]liveRow, 30)
+	for i := range rows {
+		rows[i] = liveRow{Topic: topic, Seq: int64(i + 1), Ts: base + int64(i)*1000}
+	}
+	appendMessages(t, b, rows...)
+	on := startServer(t, dbURL)
+	off := startServer(t, dbURL, "MIRRORQL_LIVE_ENABLED=false")
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}
+	do := func(base, method, path, body string, header ...string) response {
+		t.Helper()
+		var r io.Reader
+		if body != "" {
+			r = strings.NewReader(body)
+		}
+		req, err := http.NewRequest(method, base+path, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		got, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return response{resp.StatusCode, resp.Header, string(got)}
+	}
+	same := func(what string, a, b response) {
+		t.Helper()
+		if a.status != b.status || a.body != b.body {
+			t.Errorf("%s: live on %d %s\nlive off %d %s", what, a.status, a.body, b.status, b.body)
+		}
+		for _, k := range []string{"Content-Type", "Content-Length", "Content-Encoding", "Cache-Control", "Vary", "Access-Control-Allow-Origin"} {
+			if fmt.Sprint(a.header.Values(k)) != fmt.Sprint(b.header.Values(k)) {
+				t.Errorf("%s: %s %q with live on, %q off", what, k, a.header.Values(k), b.header.Values(k))
+			}
+		}
+	}
+
+	queries := []string{
+		`{ topic(id: "0.0.521") { id memo messageCount latestMessage { sequenceNumber } } ` +
+			`topicMessages(topicId: "0.0.521", first: 3) { edges { cursor node { sequenceNumber consensusTimestamp message(encoding: UTF8) } } pageInfo { hasNextPage endCursor } } }`,
+		`{ topic(id: "x.0.521") { memo } }`, // a validation error
+		`{ nosuchfield }`,
+	}
+	for _, q := range queries {
+		body, _ := json.Marshal(map[string]any{"query": q})
+		cases := []struct {
+			what, method, path, body string
+			header                   []string
+		}{
+			{"GET", http.MethodGet, "/graphql?query=" + url.QueryEscape(q), "", nil},
+			{"POST", http.MethodPost, "/graphql", string(body), []string{"Content-Type", "application/json"}},
+			{"POST graphql-response+json", http.MethodPost, "/graphql", string(body),
+				[]string{"Content-Type", "application/json", "Accept", "application/graphql-response+json"}},
+		}
+		for _, c := range cases {
+			a := do(on.URL, c.method, c.path, c.body, c.header...)
+			same(c.what+" "+q, a, do(off.URL, c.method, c.path, c.body, c.header...))
+			if c.what == "GET" && q == queries[0] && (a.status != http.StatusOK || !strings.Contains(a.body, `"messageCount":"30"`) && !strings.Contains(a.body, `"messageCount":30`)) {
+				t.Errorf("the query did not answer what the database holds: %d %s", a.status, a.body)
+			}
+		}
+	}
+
+	// REST, compressed as before: the same bytes from both.
+	path := fmt.Sprintf("/api/v1/topics/0.0.%d/messages", topic)
+	zon := do(on.URL, http.MethodGet, path, "", "Accept-Encoding", "gzip")
+	zoff := do(off.URL, http.MethodGet, path, "", "Accept-Encoding", "gzip")
+	same("gzipped REST list", zon, zoff)
+	if zon.status != http.StatusOK || zon.header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("REST list with Accept-Encoding gzip: %d, Content-Encoding %q", zon.status, zon.header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(strings.NewReader(zon.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uncompressed := do(on.URL, http.MethodGet, path, ""); string(plain) != uncompressed.body || uncompressed.header.Get("Content-Encoding") != "" {
+		t.Errorf("the gzipped list is not the plain one:\n%s\nvs\n%s", plain, uncompressed.body)
+	}
+
+	// A query over the event stream: one `next` with its data, `complete`.
+	for name, s := range map[string]*server{"live on": on, "live off": off} {
+		body, _ := json.Marshal(map[string]any{"query": `{ topic(id: "0.0.521") { memo } }`})
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/graphql", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var events []string
+		sc := bufio.NewScanner(resp.Body)
+		var event, data string
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				event = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data:"):
+				data = strings.TrimSpace(strings.TrimPrefix(line, "data:"))
+			case line == "" && event != "":
+				events = append(events, event+" "+data)
+				event, data = "", ""
+			}
+		}
+		resp.Body.Close()
+		want := []string{`next {"data":{"topic":{"memo":"live"}}}`, "complete "}
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" || fmt.Sprint(events) != fmt.Sprint(want) {
+			t.Errorf("%s: a query over SSE: %d %q %q, want %q", name, resp.StatusCode, resp.Header.Get("Content-Type"), events, want)
+		}
+	}
+}

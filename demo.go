@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/config"
+	"mirrorql/dashboard"
 	"mirrorql/db"
 	"mirrorql/db/pgcluster"
 	"mirrorql/graph"
@@ -106,6 +107,9 @@ func demo(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Write
 
 	base := "http://" + browsable(ln.Addr(), cfg.Listen)
 	fmt.Fprintf(out, "\nmirrorql demo is up in %.1fs. Press Ctrl-C to stop.\n\n", time.Since(start).Seconds())
+	if cfg.DashboardEnabled {
+		fmt.Fprintf(out, "  dashboard    %s%s\n", base, dashboard.Route)
+	}
 	fmt.Fprintf(out, "  REST\n")
 	for _, p := range ex.paths() {
 		fmt.Fprintf(out, "    %s%s\n", base, p)

@@ -138,6 +138,9 @@ func TestDemo(t *testing.T) {
 	if len(links) < 8 {
 		t.Fatalf("the demo printed %d links:\n%s", len(links), d.out.String())
 	}
+	if !strings.HasSuffix(links[0][1], "/dashboard") {
+		t.Errorf("the first link is %s, want the dashboard", links[0][1])
+	}
 	for _, l := range links {
 		// As a browser asks (GraphQL then answers its explorer page).
 		req, _ := http.NewRequest(http.MethodGet, l[1], nil)

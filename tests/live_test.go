@@ -2,12 +2,14 @@ package tests
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/uptrace/bun"
 
 	"mirrorql/tests/testdb"
@@ -317,4 +319,29 @@ func waitSubscribed(t testing.TB, srv *server, n int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("%v open subscriptions, want %d", got, n)
+}
+
+// A WebSocket that never sends connection_init is closed once the init
+// timeout passes, as graphql-transport-ws asks.
+func TestLiveInitTimeout(t *testing.T) {
+	srv, _ := liveServer(t, "MIRRORQL_GRAPHQL_WS_INIT_TIMEOUT=1s")
+	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
+	conn, _, err := d.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var closeErr *websocket.CloseError
+	for {
+		if _, _, err = conn.ReadMessage(); err != nil {
+			break
+		}
+	}
+	took := time.Since(start)
+	if !errors.As(err, &closeErr) || took < 900*time.Millisecond || took > 5*time.Second {
+		t.Fatalf("after %s: %v, want a close frame after about 1 s", took, err)
+	}
+	t.Logf("closed after %s: %d %q", took.Round(time.Millisecond), closeErr.Code, closeErr.Text)
 }

@@ -122,7 +122,10 @@ func (d *DB) oneMessage(ctx context.Context, query string, args ...any) (*model.
 // the page walks the (topic_id, sequence_number) index instead of filtering a
 // timestamp scan; otherwise it walks (topic_id, consensus_timestamp).
 func (d *DB) MessagesOfTopic(ctx context.Context, f MessageFilter) ([]model.TopicMessage, error) {
-	out := make([]model.TopicMessage, 0, f.Limit)
+	// A page as large as the limit, up to a size beyond which pages are
+	// rarely full (the live streams' reads ask for a thousand rows and mostly
+	// find a few): such a page grows as its rows come.
+	out := make([]model.TopicMessage, 0, min(f.Limit, 128))
 	seq, ts, ok := f.ranges()
 	if !ok {
 		return out, nil

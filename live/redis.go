@@ -17,34 +17,39 @@ func Channel(topic model.EntityID) string { return "topic." + strconv.FormatInt(
 
 // WakeOnRedis follows the importer's publications on the channels of the
 // topics the hub follows and wakes the hub on each: now, and again after
-// again, since the importer publishes before its transaction commits. The
-// payload is never read: subscribers get only committed rows, which the
-// poll reads. It returns when ctx ends; while Redis is down the hub polls on
-// its interval alone (go-redis reconnects and subscribes again).
-func WakeOnRedis(ctx context.Context, h *Hub, client *redis.Client, again time.Duration, log *slog.Logger) {
+// each of rechecks, since the importer publishes before its transaction
+// commits (a recheck already pending serves the publications that come
+// meanwhile). The payload is never read: subscribers get only committed
+// rows, which the poll reads. It returns when ctx ends; while Redis is down
+// the hub polls on its interval alone (go-redis reconnects and subscribes
+// again).
+func WakeOnRedis(ctx context.Context, h *Hub, client *redis.Client, rechecks []time.Duration, log *slog.Logger) {
 	w := &redisWaker{want: map[model.EntityID]bool{}, have: map[model.EntityID]bool{}, dirty: make(chan struct{}, 1)}
 	h.Watch(w.watch)
 	ps := client.Subscribe(ctx)
 	defer ps.Close()
 
 	var mu sync.Mutex
-	var pending *time.Timer
-	wakeTwice := func() {
+	pending := make([]bool, len(rechecks))
+	wake := func() {
 		h.Wake()
 		mu.Lock()
-		if pending == nil {
-			pending = time.AfterFunc(again, func() {
-				mu.Lock()
-				pending = nil
-				mu.Unlock()
-				h.Wake()
-			})
+		defer mu.Unlock()
+		for i, after := range rechecks {
+			if !pending[i] {
+				pending[i] = true
+				time.AfterFunc(after, func() {
+					mu.Lock()
+					pending[i] = false
+					mu.Unlock()
+					h.Wake()
+				})
+			}
 		}
-		mu.Unlock()
 	}
 	go func() {
 		for range ps.Channel() {
-			wakeTwice()
+			wake()
 		}
 	}()
 

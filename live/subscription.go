@@ -71,7 +71,9 @@ type Subscription struct {
 	// untaken (messages in pending, or dropped for a re-read); 0: nothing.
 	lagFrom uint64
 
-	// The stream's position, owned by Run.
+	// The stream's position, owned by Run; expect is the sequence number its
+	// first message will have, when its history was empty (0: unknown).
+	expect  int64
 	sent    int64
 	lastSeq int64
 	lastTs  model.Timestamp
@@ -227,6 +229,11 @@ func (s *Subscription) history(ctx context.Context, send func(*model.TopicMessag
 		if err != nil {
 			return err
 		}
+		if s.sent == 0 && len(page) == 0 && s.expect == 0 {
+			if err := s.expectFirst(ctx); err != nil {
+				return err
+			}
+		}
 		for i := range page {
 			if err := s.deliver(ctx, &page[i], false, send); err != nil {
 				return err
@@ -238,6 +245,25 @@ func (s *Subscription) history(ctx context.Context, send func(*model.TopicMessag
 	}
 }
 
+// expectFirst learns the sequence number the first message of a stream whose
+// history is empty will have: the one after the topic's last message before
+// the start time (1 when there is none). A first live message that has it
+// is sent as it is; any other has the history read again, in case an
+// earlier one was committed after it. Without it every subscriber from
+// "now" would read its topic again at its first live message, all at once.
+func (s *Subscription) expectFirst(ctx context.Context) error {
+	before, err := s.read(ctx, db.MessageFilter{TopicID: s.req.Topic, Order: model.Desc, Limit: 1,
+		Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpLt, Value: s.req.Start}}})
+	if err != nil {
+		return err
+	}
+	s.expect = 1
+	if len(before) > 0 {
+		s.expect = before[0].SequenceNumber + 1
+	}
+	return nil
+}
+
 // deliver sends m (from the poller when polled, else from a read of the
 // database) if it is the next message, after filling the gap before it; a
 // message already sent, or before the start time, is skipped.
@@ -245,9 +271,9 @@ func (s *Subscription) deliver(ctx context.Context, m *model.TopicMessage, polle
 	if m.ConsensusTimestamp < s.req.Start || (s.sent > 0 && m.SequenceNumber <= s.lastSeq) {
 		return nil
 	}
-	if s.sent == 0 && polled {
-		// The first message from the poller while the history read found
-		// nothing: a message before this one may have been committed since.
+	if s.sent == 0 && polled && m.SequenceNumber != s.expect {
+		// The first message from the poller, not the one expected: a message
+		// before it may have been committed since the history was read.
 		// Reading the history again sends it, and this one after it.
 		return s.history(ctx, send)
 	}

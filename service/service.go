@@ -98,14 +98,15 @@ func (o *Operations) startLive(cfg config.Config, d *db.DB, log *slog.Logger) {
 			return
 		}
 		defer client.Close()
-		go live.WakeOnRedis(ctx, hub, client, liveRecheck, log)
+		go live.WakeOnRedis(ctx, hub, client, liveRechecks, log)
 		hub.Run(ctx)
 	}()
 }
 
-// liveRecheck: after an importer's publication the hub polls at once and
-// again this much later, as the publication precedes the commit.
-const liveRecheck = 50 * time.Millisecond
+// liveRechecks: after an importer's publication the hub polls at once and
+// again after each of these, as the publication precedes the commit by a
+// few milliseconds to tens of them.
+var liveRechecks = []time.Duration{10 * time.Millisecond, 30 * time.Millisecond, 90 * time.Millisecond}
 
 // EndStreams completes every subscription and closes every WebSocket
 // (httpserver.Run calls it at shutdown).

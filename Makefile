@@ -6,10 +6,10 @@ TEST_TIMEOUT ?= 15m
 FUZZTIME     ?= 10s
 SOAK_DURATION ?= 10m
 
-.PHONY: help build test run seed docker fuzz conformance bench soak
+.PHONY: help build test run seed docker fuzz conformance bench soak bench-live
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 build: ## build the service into bin/mirrorql
 	$(GO) build -o $(BIN) .
@@ -60,3 +60,15 @@ bench: build ## benchmark suite (~8.5 min, not in `make test`): figures into BEN
 # flags through (e.g. SOAKFLAGS='-soak-data small -conns 64').
 soak: build ## soak benchmark (SOAK_DURATION, default 10m; not in `make test`): figures into BENCHMARKS.md
 	$(GO) run ./bench/cmd/bench -bin $(BIN) -soak $(SOAK_DURATION) $(SOAKFLAGS)
+
+# Not part of `make test` either: live topic messages (GraphQL subscriptions
+# over WebSocket) against one `mirrorql serve` at a time on its own database
+# mirrorql_bench_live (re-created with the small seed each run), a writer
+# appending messages as the importer does: latency from COMMIT to delivery
+# (the poller alone, then with the Redis wake-up when 127.0.0.1:6379
+# answers), fan-out to 1,000 subscribers, poll statements at 1 and 1,000
+# subscribers, memory per idle subscription at 1,000 and 5,000. Figures into
+# the live section of BENCHMARKS.md. LIVEFLAGS passes flags through (the
+# -live-* flags of go run ./bench/cmd/bench -h).
+bench-live: build ## live subscriptions benchmark (~4 min, not in `make test`): figures into BENCHMARKS.md
+	$(GO) run ./bench/cmd/bench -bin $(BIN) -live $(LIVEFLAGS)

@@ -15,12 +15,11 @@ import (
 	"mime"
 	"net/http"
 	"path"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"mirrorql/csp"
 	"mirrorql/graph/explorer"
 )
 
@@ -137,24 +136,12 @@ func renderPage(graphQL string, assets map[string]asset) []byte {
 	return buf.Bytes()
 }
 
-// contentSecurityPolicy holds the page to its own origin: its scripts and
-// styles are files of this host (no inline script or style; uPlot styles
-// its elements through the DOM, which CSP allows), and it connects only to
-// this host, over HTTP for queries and a WebSocket for the live feed.
-// 'self' covers ws: and wss: of the page's host only in browsers that follow
-// CSP level 3, so the host the browser asked for is named as well when it is
-// a plain host[:port] (anything else could end the directive).
+// contentSecurityPolicy holds the page to its own origin (csp.SameOrigin):
+// its scripts and styles are files of this host (no inline script or style;
+// uPlot styles its elements through the DOM, which CSP allows), and it
+// connects only to this host, over HTTP for queries and a WebSocket for the
+// live feed.
 func contentSecurityPolicy(host string) string {
-	connect := "connect-src 'self'"
-	if cspHost.MatchString(host) {
-		connect += " ws://" + host + " wss://" + host
-	}
-	return strings.Join([]string{
-		"default-src 'self'", connect, "img-src 'self'", "style-src 'self'", "script-src 'self'",
-		"object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
-	}, "; ")
+	return csp.SameOrigin(host, "img-src 'self'", "style-src 'self'", "script-src 'self'",
+		"object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'")
 }
-
-// cspHost is a host-source of CSP's grammar with a port: a name or IPv4
-// address (an IPv6 literal cannot be written there).
-var cspHost = regexp.MustCompile(`^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::[0-9]{1,5})?$`)

@@ -68,7 +68,7 @@ func TestQueriesUseIndexes(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for _, stmt := range rec.Take() {
-			p := plan(t, b, stmt)
+			p := plan(t, b, stmt, seqScansOff)
 			if strings.Contains(p, "Seq Scan") {
 				t.Errorf("%s: sequential scan in the plan of\n%s %v\n%s", name, stmt.SQL, stmt.Args, p)
 			}
@@ -83,9 +83,17 @@ func ignoreNotFound(err error) error {
 	return err
 }
 
-// plan explains one statement on a connection of its own with sequential
-// scans disabled.
-func plan(t *testing.T, b *bun.DB, st db.Statement) string {
+// seqScans says whether the planner may scan tables sequentially.
+type seqScans bool
+
+const (
+	seqScansOff     seqScans = false // a plan that still scans a table sequentially has no index to use
+	seqScansAllowed seqScans = true  // the planner's own choice, as the service gets it
+)
+
+// plan explains st on a connection of its own with the plan the service
+// gets for it (explain.Plan: the generic plan of a prepared statement).
+func plan(t *testing.T, b *bun.DB, st db.Statement, seq seqScans) string {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := b.DB.Conn(ctx)
@@ -93,13 +101,26 @@ func plan(t *testing.T, b *bun.DB, st db.Statement) string {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
-		t.Fatal(err)
+	if seq == seqScansOff {
+		if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
+			t.Fatal(err)
+		}
+		defer conn.ExecContext(ctx, "RESET enable_seqscan") //nolint:errcheck
 	}
-	defer conn.ExecContext(ctx, "RESET enable_seqscan") //nolint:errcheck
 	p, err := explain.Plan(ctx, conn, st, "")
 	if err != nil {
 		t.Fatalf("explain %s: %v", st.SQL, err)
 	}
 	return p
+}
+
+// openPool opens a pool of the test's own with o, closed at cleanup.
+func openPool(t *testing.T, o db.Options) *db.DB {
+	t.Helper()
+	d, err := db.Open(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d
 }

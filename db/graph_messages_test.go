@@ -251,7 +251,7 @@ func TestGraphQueriesUseIndexes(t *testing.T) {
 			t.Errorf("%s: %d statements", name, len(stmts))
 		}
 		for _, stmt := range stmts {
-			p := plan(t, b, stmt)
+			p := plan(t, b, stmt, seqScansOff)
 			if strings.Contains(p, "Seq Scan") || !strings.Contains(p, "Index") {
 				t.Errorf("%s: plan of\n%s\n%s", name, stmt.SQL, p)
 			}

@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/uptrace/bun"
 
 	"mirrorql/db"
-	"mirrorql/db/explain"
 	"mirrorql/model"
 	"mirrorql/tests/testdb"
 )
@@ -59,16 +57,8 @@ func TestLivePoll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	viaPgdriver, err := db.Open(db.Options{URL: url, Driver: "pgdriver", PoolSize: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer viaPgdriver.Close()
-	viaPgx, err := db.Open(db.Options{URL: url, PoolSize: 2, Prepare: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer viaPgx.Close()
+	viaPgdriver := openPool(t, db.Options{URL: url, Driver: "pgdriver", PoolSize: 2})
+	viaPgx := openPool(t, db.Options{URL: url, PoolSize: 2, Prepare: true})
 
 	topics := func(ids ...model.EntityID) []model.EntityID { return ids }
 	cases := []struct {
@@ -229,7 +219,10 @@ func TestLivePollPlans(t *testing.T) {
 		if len(stmts) != 1 {
 			t.Fatalf("%s: %d statements, want 1", c.name, len(stmts))
 		}
-		p := genericPlan(t, b, stmts[0])
+		if stmts[0].Unprepared {
+			t.Fatalf("%s: %s is not prepared", c.name, stmts[0].SQL)
+		}
+		p := plan(t, b, stmts[0], seqScansAllowed)
 		if seqScan.MatchString(p) {
 			t.Errorf("%s: sequential scan in the generic plan of\n%s %v\n%s", c.name, stmts[0].SQL, stmts[0].Args, p)
 		}
@@ -252,24 +245,4 @@ func TestLivePollPlans(t *testing.T) {
 		}
 		t.Logf("%s:\n%s", c.name, p)
 	}
-}
-
-// genericPlan is the plan of st as the service runs it: prepared, with the
-// generic plan (explain.Plan), sequential scans allowed.
-func genericPlan(t *testing.T, b *bun.DB, st db.Statement) string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := b.DB.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if st.Unprepared {
-		t.Fatalf("%s is not prepared", st.SQL)
-	}
-	p, err := explain.Plan(ctx, conn, st, "")
-	if err != nil {
-		t.Fatalf("explain %s: %v", st.SQL, err)
-	}
-	return p
 }

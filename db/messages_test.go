@@ -38,11 +38,7 @@ func TestMessagesOfTopicFilters(t *testing.T) {
 	for s := int64(1); s <= 60; s++ {
 		all = append(all, msg{s, 1000 + 10*s + 7})
 	}
-	viaPgdriver, err := db.Open(db.Options{URL: url, Driver: "pgdriver", PoolSize: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer viaPgdriver.Close()
+	viaPgdriver := openPool(t, db.Options{URL: url, Driver: "pgdriver", PoolSize: 2})
 	drivers := map[string]*db.DB{"pgx": db.Wrap(b), "pgdriver": viaPgdriver}
 	ops := []model.Operator{model.OpEq, model.OpNe, model.OpLt, model.OpLte, model.OpGt, model.OpGte}
 	r := rand.New(rand.NewPCG(5, 1))

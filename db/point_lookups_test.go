@@ -38,16 +38,8 @@ func TestPointLookupsCoalesced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alone, err := db.Open(db.Options{URL: url, PoolSize: 2, Prepare: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer alone.Close()
-	shared, err := db.Open(db.Options{URL: url, PoolSize: 4, Prepare: true, Coalesce: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer shared.Close()
+	alone := openPool(t, db.Options{URL: url, PoolSize: 2, Prepare: true})
+	shared := openPool(t, db.Options{URL: url, PoolSize: 4, Prepare: true, Coalesce: 1})
 	rec := &db.StatementLog{}
 	shared.Record(rec)
 	var mode string

@@ -81,12 +81,8 @@ func (d *DB) Schedule(ctx context.Context, id model.EntityID) (*model.Schedule, 
 		}
 		sc.ExecutedTimestamp = nullable[model.Timestamp](executed)
 		sc.ExpirationTime = nullable[model.Timestamp](expires)
-		if deleted.Valid {
-			sc.Deleted = &deleted.Bool
-		}
-		if memo.Valid {
-			sc.Memo = &memo.String
-		}
+		sc.Deleted = nullableBool(deleted)
+		sc.Memo = nullableText(memo)
 		return rows.Err()
 	}
 	if err := d.query(ctx, read, scheduleByIDSQL, int64(id)); err != nil {

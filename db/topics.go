@@ -78,12 +78,8 @@ func (d *DB) Topic(ctx context.Context, id model.EntityID) (*model.Topic, error)
 		r.TimestampFrom = nullable[model.Timestamp](from)
 		r.TimestampTo = nullable[model.Timestamp](to)
 		r.CustomFeeFrom = nullable[model.Timestamp](feeFrom)
-		if deleted.Valid {
-			r.Deleted = &deleted.Bool
-		}
-		if memo.Valid {
-			r.Memo = &memo.String
-		}
+		r.Deleted = nullableBool(deleted)
+		r.Memo = nullableText(memo)
 		return rows.Err()
 	}
 	if err := d.query(ctx, read, topicByIDSQL, int64(id)); err != nil {
@@ -107,6 +103,22 @@ func nullable[T ~int64](v pgtype.Int8) *T {
 	}
 	x := T(v.Int64)
 	return &x
+}
+
+// nullableBool is a nullable boolean column as a pointer to its value.
+func nullableBool(v pgtype.Bool) *bool {
+	if !v.Valid {
+		return nil
+	}
+	return &v.Bool
+}
+
+// nullableText is a nullable text column as a pointer to its value.
+func nullableText(v pgtype.Text) *string {
+	if !v.Valid {
+		return nil
+	}
+	return &v.String
 }
 
 // TopicFilter selects a page of topic entities ordered by id.

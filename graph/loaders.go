@@ -92,19 +92,7 @@ func (l *loaders) make() {
 		if err != nil {
 			return failAll[*view.TopicMessage](len(keys), err)
 		}
-		rows := make([]model.TopicMessage, 0, len(found))
-		for _, k := range keys {
-			if m := found[k]; m != nil {
-				rows = append(rows, *m)
-				delete(found, k) // a key asked for twice is one row
-			}
-		}
-		page := &view.Page[model.TopicMessage]{Rows: rows}
-		byKey := make(map[db.TopicSequence]*view.TopicMessage, len(rows))
-		for i := range rows {
-			byKey[db.TopicSequence{TopicID: rows[i].TopicID, SequenceNumber: rows[i].SequenceNumber}] = &view.TopicMessage{M: &rows[i], Page: page}
-		}
-		return resultsOf(keys, func(k db.TopicSequence) *view.TopicMessage { return byKey[k] })
+		return oneMessageEach(keys, found)
 	}, dataloader.WithWait[db.TopicSequence, *view.TopicMessage](wait))
 
 	l.messages = dataloader.NewBatchedLoader(func(ctx context.Context, keys []messagesKey) []*dataloader.Result[messageRows] {
@@ -137,19 +125,7 @@ func (l *loaders) make() {
 		if err != nil {
 			return failAll[*view.TopicMessage](len(ids), err)
 		}
-		rows := make([]model.TopicMessage, 0, len(found))
-		for _, id := range ids {
-			if m := found[id]; m != nil {
-				rows = append(rows, *m)
-				delete(found, id)
-			}
-		}
-		page := &view.Page[model.TopicMessage]{Rows: rows}
-		byID := make(map[model.EntityID]*view.TopicMessage, len(rows))
-		for i := range rows {
-			byID[rows[i].TopicID] = &view.TopicMessage{M: &rows[i], Page: page}
-		}
-		return resultsOf(ids, func(id model.EntityID) *view.TopicMessage { return byID[id] })
+		return oneMessageEach(ids, found)
 	}, dataloader.WithWait[model.EntityID, *view.TopicMessage](wait))
 
 	l.chunks = dataloader.NewBatchedLoader(func(ctx context.Context, msgs []*model.TopicMessage) []*dataloader.Result[messageRows] {
@@ -159,6 +135,27 @@ func (l *loaders) make() {
 		}
 		return sharePage(chunks)
 	}, dataloader.WithWait[*model.TopicMessage, messageRows](wait))
+}
+
+// oneMessageEach answers a batch whose keys each name at most one message
+// (found, by key): the messages are the rows of the batch's page, in the
+// order of their keys; a key asked for twice is one row.
+func oneMessageEach[K comparable](keys []K, found map[K]*model.TopicMessage) []*dataloader.Result[*view.TopicMessage] {
+	rows := make([]model.TopicMessage, 0, len(found))
+	var rowKeys []K
+	for _, k := range keys {
+		if m := found[k]; m != nil {
+			rows = append(rows, *m)
+			rowKeys = append(rowKeys, k)
+			delete(found, k)
+		}
+	}
+	page := &view.Page[model.TopicMessage]{Rows: rows}
+	byKey := make(map[K]*view.TopicMessage, len(rows))
+	for i, k := range rowKeys {
+		byKey[k] = &view.TopicMessage{M: &rows[i], Page: page}
+	}
+	return resultsOf(keys, func(k K) *view.TopicMessage { return byKey[k] })
 }
 
 // sharePage copies the lists of a batch into one backing array, the rows of

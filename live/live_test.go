@@ -106,6 +106,25 @@ func (c *counters) pollCount() int {
 	return c.polls
 }
 
+// waitPolls waits for n polls from now on.
+func (f *fixture) waitPolls(n int, what string) {
+	f.t.Helper()
+	p := f.metrics.pollCount()
+	eventually(f.t, 5*time.Second, what, func() bool { return f.metrics.pollCount() >= p+n })
+}
+
+// statements counts the statements logged since the last look (they are
+// taken from the log) that match.
+func (f *fixture) statements(match func(db.Statement) bool) int {
+	n := 0
+	for _, st := range f.rec.Take() {
+		if match(st) {
+			n++
+		}
+	}
+	return n
+}
+
 // row is one message to write: its topic, sequence number and consensus
 // time.
 type row struct {
@@ -239,6 +258,15 @@ func (s *stream) end(within time.Duration) ([]model.TopicMessage, error) {
 	}
 }
 
+// completes waits for the stream to end on its own (Run returns nil) with
+// every message taken.
+func (s *stream) completes(what string) {
+	s.t.Helper()
+	if rest, err := s.end(5 * time.Second); err != nil || len(rest) != 0 {
+		s.t.Fatalf("%s: %v, then %v", what, err, seqsOf(rest))
+	}
+}
+
 // running fails if the stream has ended.
 func (s *stream) running() {
 	s.t.Helper()
@@ -337,14 +365,7 @@ func TestGapFilledLate(t *testing.T) {
 	t0 := now()
 	f.write(row{7, 4, t0 + 2000})
 	// The poller hands 4 over and the subscription looks for 3.
-	eventually(t, 5*time.Second, "a gap fill", func() bool {
-		for _, st := range f.rec.Take() {
-			if isGapFill(st) {
-				return true
-			}
-		}
-		return false
-	})
+	eventually(t, 5*time.Second, "a gap fill", func() bool { return f.statements(isGapFill) > 0 })
 	if f.hub.Head() < t0+2000 {
 		t.Fatalf("head %d before message 4 at %d", f.hub.Head(), t0+2000)
 	}
@@ -369,13 +390,7 @@ func TestGapNeverFilled(t *testing.T) {
 	if len(rest) != 0 {
 		t.Errorf("sent past the gap: %v", seqsOf(rest))
 	}
-	gapFills := 0
-	for _, st := range f.rec.Take() {
-		if isGapFill(st) {
-			gapFills++
-		}
-	}
-	if gapFills != 4 { // the first look and 3 retries
+	if gapFills := f.statements(isGapFill); gapFills != 4 { // the first look and 3 retries
 		t.Errorf("%d gap fills, want 4", gapFills)
 	}
 	eventually(t, time.Second, "the gap counted", func() bool { return f.metrics.endedBy(live.EndedGap) == 1 })
@@ -389,10 +404,7 @@ func TestLimit(t *testing.T) {
 	three := f.subscribe(live.Request{Topic: 7, Limit: 3})
 	seven := f.subscribe(live.Request{Topic: 7, Limit: 7})
 	got := three.take(3, 5*time.Second)
-	rest, err := three.end(5 * time.Second)
-	if err != nil || len(rest) != 0 {
-		t.Fatalf("limit 3: %v, then %v", err, seqsOf(rest))
-	}
+	three.completes("limit 3")
 	consecutive(t, "limit 3", got, 7, 1)
 
 	consecutive(t, "limit 7, history", seven.take(5, 5*time.Second), 7, 1)
@@ -400,10 +412,7 @@ func TestLimit(t *testing.T) {
 	t0 := now()
 	f.write(row{7, 6, t0}, row{7, 7, t0 + 1}, row{7, 8, t0 + 2})
 	got = seven.take(2, 5*time.Second)
-	rest, err = seven.end(5 * time.Second)
-	if err != nil || len(rest) != 0 {
-		t.Fatalf("limit 7: %v, then %v", err, seqsOf(rest))
-	}
+	seven.completes("limit 7")
 	consecutive(t, "limit 7, live", got, 7, 6)
 	eventually(t, time.Second, "both counted as ended by their limit", func() bool { return f.metrics.endedBy(live.EndedLimit) == 2 })
 }
@@ -443,17 +452,11 @@ func TestEndTime(t *testing.T) {
 	// the end time moves the ledger past it.
 	f.write(row{7, 6, end})
 	f.write(row{8, 1, end + 1})
-	rest, err := byMessage.end(5 * time.Second)
-	if err != nil || len(rest) != 0 {
-		t.Fatalf("ended by a message of another topic: %v, then %v", err, seqsOf(rest))
-	}
+	byMessage.completes("ended by a message of another topic")
 	consecutive(t, "up to the later end", byTransfer.take(1, 5*time.Second), 7, 6)
 	byTransfer.running()
 	f.transfer(later + 5)
-	rest, err = byTransfer.end(5 * time.Second)
-	if err != nil || len(rest) != 0 {
-		t.Fatalf("ended by a transfer: %v, then %v", err, seqsOf(rest))
-	}
+	byTransfer.completes("ended by a transfer")
 	eventually(t, time.Second, "three ended by their end time", func() bool { return f.metrics.endedBy(live.EndedEndTime) == 3 })
 }
 
@@ -466,10 +469,7 @@ func TestEndGrace(t *testing.T) {
 	endAt := time.Now().Add(100 * time.Millisecond)
 	s := f.subscribe(live.Request{Topic: 7, End: model.Timestamp(endAt.UnixNano())})
 	consecutive(t, "history", s.take(2, 5*time.Second), 7, 1)
-	rest, err := s.end(5 * time.Second)
-	if err != nil || len(rest) != 0 {
-		t.Fatalf("grace: %v, then %v", err, seqsOf(rest))
-	}
+	s.completes("grace")
 	if early := time.Until(endAt.Add(grace)); early > 0 {
 		t.Errorf("completed %s before the end time and its grace", early)
 	}
@@ -585,8 +585,7 @@ func TestOnePollForAll(t *testing.T) {
 		}
 		// Every history read was logged before its messages were sent;
 		// a poll after the last one has taken them all.
-		p := f.metrics.pollCount()
-		eventually(t, 5*time.Second, "a poll after the history reads", func() bool { return f.metrics.pollCount() > p })
+		f.waitPolls(1, "a poll after the history reads")
 		mu.Lock()
 		if history < n {
 			t.Errorf("%d subscriptions: %d history reads", n, history)
@@ -648,15 +647,10 @@ func TestRateIndependentOfSubscribers(t *testing.T) {
 		// before its start, and the poller has polled twice since.
 		reads := 0
 		eventually(t, 10*time.Second, "the history reads", func() bool {
-			for _, st := range f.rec.Take() {
-				if !isPoll(st) {
-					reads++
-				}
-			}
+			reads += f.statements(func(st db.Statement) bool { return !isPoll(st) })
 			return reads >= 2*n
 		})
-		p := f.metrics.pollCount()
-		eventually(t, 5*time.Second, "two polls after them", func() bool { return f.metrics.pollCount() > p+1 })
+		f.waitPolls(2, "two polls after them")
 		return f
 	}
 	one, many := settle(1), settle(200)
@@ -699,14 +693,7 @@ func TestIdlePollerIsSilent(t *testing.T) {
 	for round := range 2 {
 		s := f.subscribe(live.Request{Topic: 7})
 		consecutive(t, "history", s.take(1, 5*time.Second), 7, 1)
-		eventually(t, 5*time.Second, "the poller polls", func() bool {
-			for _, st := range f.rec.Take() {
-				if isPoll(st) {
-					return true
-				}
-			}
-			return false
-		})
+		eventually(t, 5*time.Second, "the poller polls", func() bool { return f.statements(isPoll) > 0 })
 		s.cancel()
 		_, _ = s.end(5 * time.Second)
 		if n := f.hub.Subscriptions(); n != 0 {
@@ -741,8 +728,7 @@ func TestNewTopicAfterQuietPeriod(t *testing.T) {
 	f.history(8, 1, 1, now()-model.Timestamp(time.Minute))
 	quiet := f.subscribe(live.Request{Topic: 8})
 	quiet.take(1, 5*time.Second)
-	p := f.metrics.pollCount()
-	eventually(t, 5*time.Second, "polls of the quiet topic", func() bool { return f.metrics.pollCount() > p+2 })
+	f.waitPolls(3, "polls of the quiet topic")
 
 	// Topic 7 grows by 200 messages nobody follows.
 	var backlog []row
@@ -751,13 +737,11 @@ func TestNewTopicAfterQuietPeriod(t *testing.T) {
 		backlog = append(backlog, row{7, s, base + model.Timestamp(s)})
 	}
 	f.write(backlog...)
-	p = f.metrics.pollCount()
-	eventually(t, 5*time.Second, "polls after the backlog", func() bool { return f.metrics.pollCount() > p+3 })
+	f.waitPolls(4, "polls after the backlog")
 	f.rec.Take()
 
 	fresh := f.subscribe(live.Request{Topic: 7, Start: now()})
-	p = f.metrics.pollCount()
-	eventually(t, 5*time.Second, "polls after the subscription", func() bool { return f.metrics.pollCount() > p+3 })
+	f.waitPolls(4, "polls after the subscription")
 	// The watermark moved past the backlog while nobody followed topic 7:
 	// no poll walks it.
 	for _, st := range f.rec.Take() {

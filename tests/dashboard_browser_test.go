@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"mirrorql/seed"
@@ -45,7 +39,7 @@ const dashTopic = 900
 // With MIRRORQL_TEST_SCREENSHOT_DIR set it writes dashboard.png (1280 wide)
 // and dashboard-phone.png (390 wide) of the topic view there.
 func TestDashboardInBrowser(t *testing.T) {
-	chromium := chromiumForLiveTest(t) // fails under CI when missing, else skips
+	chromiumPath(t) // without it: skipped (failed in CI) before any setup
 	dbURL, b := testdb.New(t)
 	ctx := context.Background()
 	if _, err := seed.RunURL(ctx, dbURL, seed.DefaultOptions()); err != nil {
@@ -85,56 +79,12 @@ func TestDashboardInBrowser(t *testing.T) {
 	proxy := newCutProxy(t, strings.TrimPrefix(srv.URL, "http://"))
 	base := "http://" + proxy.addr()
 
-	traffic := &dashTraffic{}
-	alloc, stopBrowser := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	defer stopBrowser() // before t.TempDir removes the profile
-	tab, closeTab := chromedp.NewContext(alloc, chromedp.WithListener(traffic.observe))
-	defer closeTab()
-	// The first run starts the browser, which lives as long as its context:
-	// no timeout on this one, one per step below.
-	if err := chromedp.Do(tab); err != nil {
-		t.Fatalf("starting %s: %v", chromium, err)
-	}
-	step := func(what string, limit time.Duration, a chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(tab, limit)
-		defer cancel()
-		if _, err := chromedp.Run(ctx, a); err != nil {
-			t.Fatalf("%s: %v\n%s", what, err, traffic.report())
-		}
-	}
-	// until waits for a JavaScript expression to be true.
-	until := func(what, expr string, limit time.Duration) {
-		t.Helper()
-		step(what, limit+time.Second, chromedp.Poll[chromedp.Void](expr,
-			chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(limit)))
-	}
-	eval := func(expr string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(tab, 5*time.Second)
-		defer cancel()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
-		if err != nil {
-			t.Fatalf("%s: %v", expr, err)
-		}
-		return v
-	}
+	traffic := &pageTraffic{}
+	tab := newBrowserTab(t, 1280, 900, traffic.observe)
+	tab.explain = traffic.report
 	search := func(id string) {
 		t.Helper()
-		step("searching "+id, 5*time.Second, chromedp.Steps(
+		tab.step("searching "+id, 5*time.Second, chromedp.Steps(
 			chromedp.Evaluate[chromedp.Void](`document.getElementById('search-id').value = ''`),
 			chromedp.SendKeys(chromedp.CSS("#search-id"), id+"\r"),
 		))
@@ -142,13 +92,13 @@ func TestDashboardInBrowser(t *testing.T) {
 	row := fmt.Sprintf(`#topics tr[data-topic="0.0.%d"]`, dashTopic)
 
 	// --- the topic list, and how long it takes ---
-	step("opening the dashboard", 30*time.Second, chromedp.Navigate(base+"/dashboard"))
-	until("waiting for the topic list", `document.querySelector('`+row+`') !== null`, 10*time.Second)
+	tab.step("opening the dashboard", 30*time.Second, chromedp.Navigate(base+"/dashboard"))
+	tab.until("waiting for the topic list", `document.querySelector('`+row+`') !== null`, 10*time.Second)
 	// Times from navigation start (performance.now()'s origin), in ms: the
 	// page's own mark once the first page of topics is in the document, the
 	// arrival of the HTML and of the page's script, DOMContentLoaded, and the
 	// topics query.
-	timing := eval(`(() => {
+	timing := tab.eval(`(() => {
 		const f = (v) => v === undefined ? '?' : v.toFixed(0);
 		const nav = performance.getEntriesByType('navigation')[0];
 		const q = performance.getEntriesByType('resource').find((r) => r.name.endsWith('/graphql'));
@@ -158,35 +108,35 @@ func TestDashboardInBrowser(t *testing.T) {
 			', DOMContentLoaded ' + f(nav.domContentLoadedEventEnd) + ', topics query ' + f(q?.startTime) + '–' + f(q?.responseEnd) + ')';
 	})()`)
 	t.Logf("navigation start to the topic list rendered: %s; %s topics", timing,
-		eval(`String(document.querySelectorAll('#topics tbody tr').length)`))
+		tab.eval(`String(document.querySelectorAll('#topics tbody tr').length)`))
 	// The figure is for the report; the bound only catches a page that is
 	// plainly broken, not a busy machine (measured on 2 cores: 0.4–0.7 s
 	// idle, up to 0.9 s under a load of 10; the service's first query
 	// included).
-	rendered, err := strconv.ParseFloat(eval(`String(performance.getEntriesByName('dashboard:topics-rendered')[0].startTime)`), 64)
+	rendered, err := strconv.ParseFloat(tab.eval(`String(performance.getEntriesByName('dashboard:topics-rendered')[0].startTime)`), 64)
 	if err != nil || rendered > 3000 {
 		t.Errorf("the topic list took %.0f ms to appear (%v)", rendered, err)
 	}
-	if got := eval(`document.querySelector('` + row + ` .count').textContent`); got != "5" {
+	if got := tab.eval(`document.querySelector('` + row + ` .count').textContent`); got != "5" {
 		t.Errorf("the topic list gives 0.0.%d %q messages, want 5", dashTopic, got)
 	}
 
 	// --- search: unknown, malformed, then the topic ---
 	search("0.0.99999")
-	until("an unknown id's message", `!document.getElementById('notice').hidden &&
+	tab.until("an unknown id's message", `!document.getElementById('notice').hidden &&
 		document.getElementById('notice-text').textContent.includes('No topic “0.0.99999”')`, 5*time.Second)
 	search("0.0.x")
-	until("a malformed id's message", `document.getElementById('notice-text').textContent.includes('“0.0.x” is not a topic id')`, 5*time.Second)
+	tab.until("a malformed id's message", `document.getElementById('notice-text').textContent.includes('“0.0.x” is not a topic id')`, 5*time.Second)
 	search(fmt.Sprint(dashTopic))
-	until("the topic view", fmt.Sprintf(`!document.getElementById('view-topic').hidden &&
+	tab.until("the topic view", fmt.Sprintf(`!document.getElementById('view-topic').hidden &&
 		document.getElementById('t-id').textContent === 'Topic 0.0.%d' && location.hash === '#/topic/0.0.%d'`, dashTopic, dashTopic), 5*time.Second)
-	if !strings.EqualFold(eval(`String(document.getElementById('notice').hidden)`), "true") {
-		t.Errorf("the notice still shows after a topic was found: %s", eval(`document.getElementById('notice-text').textContent`))
+	if !strings.EqualFold(tab.eval(`String(document.getElementById('notice').hidden)`), "true") {
+		t.Errorf("the notice still shows after a topic was found: %s", tab.eval(`document.getElementById('notice-text').textContent`))
 	}
-	if got := eval(`document.getElementById('t-count').textContent`); got != "5" {
+	if got := tab.eval(`document.getElementById('t-count').textContent`); got != "5" {
 		t.Errorf("the topic view gives %q messages, want 5", got)
 	}
-	if got := eval(`document.getElementById('t-details').textContent`); !strings.Contains(got, "ED25519") || !strings.Contains(got, "3 ℏ") {
+	if got := tab.eval(`document.getElementById('t-details').textContent`); !strings.Contains(got, "ED25519") || !strings.Contains(got, "3 ℏ") {
 		t.Errorf("the details lack the admin key or the HBAR fee: %q", got)
 	}
 
@@ -195,8 +145,8 @@ func TestDashboardInBrowser(t *testing.T) {
 		button  string
 		buckets int
 	}{{"hour", 60}, {"day", 96}, {"week", 168}, {"hour", 60}} {
-		step("choosing "+r.button, 5*time.Second, chromedp.Click(chromedp.CSS(`[data-range="`+r.button+`"]`)))
-		until(fmt.Sprintf("the %s chart with %d buckets", r.button, r.buckets), fmt.Sprintf(`(() => {
+		tab.step("choosing "+r.button, 5*time.Second, chromedp.Click(chromedp.CSS(`[data-range="`+r.button+`"]`)))
+		tab.until(fmt.Sprintf("the %s chart with %d buckets", r.button, r.buckets), fmt.Sprintf(`(() => {
 			const c = document.getElementById('chart');
 			return c.dataset.range === %q && c.dataset.buckets === '%d' && c.dataset.total === '5' && c.querySelector('canvas') !== null;
 		})()`, r.button, r.buckets), 5*time.Second)
@@ -205,94 +155,76 @@ func TestDashboardInBrowser(t *testing.T) {
 	// --- the feed: the five, then a new message on top ---
 	feedSeqs := func() []string {
 		t.Helper()
-		return strings.Fields(eval(`[...document.querySelectorAll('#feed li.msg')].map(li => li.dataset.seq).join(' ')`))
+		return strings.Fields(tab.eval(`[...document.querySelectorAll('#feed li.msg')].map(li => li.dataset.seq).join(' ')`))
 	}
 	if got := feedSeqs(); !slices.Equal(got, []string{"5", "4", "3", "2", "1"}) {
 		t.Errorf("the feed holds %v, want 5 4 3 2 1", got)
 	}
-	until("the live feed", `document.getElementById('live').dataset.state === 'live'`, 10*time.Second)
+	tab.until("the live feed", `document.getElementById('live').dataset.state === 'live'`, 10*time.Second)
 	waitSubscribed(t, srv, 1)
 	text := fmt.Sprintf("live reading %d: 22.1 °C ✓", time.Now().UnixNano())
 	appendMessages(t, b, liveRow{Topic: dashTopic, Text: text})
-	until("the new message on top of the feed", fmt.Sprintf(`(() => {
+	tab.until("the new message on top of the feed", fmt.Sprintf(`(() => {
 		const li = document.querySelector('#feed li.msg');
 		return li && li.dataset.seq === '6' && li.querySelector('.msg-body').textContent === %q;
 	})()`, text), 5*time.Second)
-	until("the message counted", `document.getElementById('t-count').textContent === '6' &&
+	tab.until("the message counted", `document.getElementById('t-count').textContent === '6' &&
 		document.getElementById('chart').dataset.total === '6'`, 5*time.Second)
-	step("switching to base64", 5*time.Second, chromedp.Click(chromedp.CSS(`[data-encoding="BASE64"]`)))
-	if got := eval(`document.querySelector('#feed li.msg .msg-body').textContent`); got != base64.StdEncoding.EncodeToString([]byte(text)) {
+	tab.step("switching to base64", 5*time.Second, chromedp.Click(chromedp.CSS(`[data-encoding="BASE64"]`)))
+	if got := tab.eval(`document.querySelector('#feed li.msg .msg-body').textContent`); got != base64.StdEncoding.EncodeToString([]byte(text)) {
 		t.Errorf("in base64 the new message reads %q", got)
 	}
-	step("switching to UTF-8", 5*time.Second, chromedp.Click(chromedp.CSS(`[data-encoding="UTF8"]`)))
+	tab.step("switching to UTF-8", 5*time.Second, chromedp.Click(chromedp.CSS(`[data-encoding="UTF8"]`)))
 
 	// --- a lost connection: shown, then caught up without gap or duplicate ---
 	traffic.expectFailures(true)
 	proxy.cut()
-	until("the page saying it reconnects", `document.getElementById('live').dataset.state === 'reconnecting'`, 10*time.Second)
+	tab.until("the page saying it reconnects", `document.getElementById('live').dataset.state === 'reconnecting'`, 10*time.Second)
 	waitSubscribed(t, srv, 0)
 	appendMessages(t, b, liveRow{Topic: dashTopic, Text: "committed while the page was cut off (1)"})
 	appendMessages(t, b, liveRow{Topic: dashTopic, Text: "committed while the page was cut off (2)"})
 	time.Sleep(1500 * time.Millisecond) // a failed retry or two
 	proxy.restore()
-	until("the feed live again with what it missed", `document.getElementById('live').dataset.state === 'live' &&
+	tab.until("the feed live again with what it missed", `document.getElementById('live').dataset.state === 'live' &&
 		document.querySelector('#feed li.msg').dataset.seq === '8'`, 40*time.Second)
 	traffic.expectFailures(false)
 	if got := feedSeqs(); !slices.Equal(got, []string{"8", "7", "6", "5", "4", "3", "2", "1"}) {
 		t.Errorf("after the outage the feed holds %v, want 8 7 6 5 4 3 2 1", got)
 	}
 	appendMessages(t, b, liveRow{Topic: dashTopic, Text: "after the outage"})
-	until("a message after the outage", `document.querySelector('#feed li.msg').dataset.seq === '9'`, 5*time.Second)
+	tab.until("a message after the outage", `document.querySelector('#feed li.msg').dataset.seq === '9'`, 5*time.Second)
 
 	// --- laptop and phone widths; screenshots on request ---
-	dir := os.Getenv("MIRRORQL_TEST_SCREENSHOT_DIR")
-	shoot := func(name string) {
-		t.Helper()
-		if dir == "" {
-			return
-		}
-		ctx, cancel := context.WithTimeout(tab, 10*time.Second)
-		defer cancel()
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		if err != nil {
-			t.Fatalf("screenshot: %v", err)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		file := filepath.Join(dir, name)
-		if err := os.WriteFile(file, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot: %s", file)
-	}
 	// nothing wider than the window: no sideways scrolling
 	fits := func(width int) string {
 		return fmt.Sprintf(`document.documentElement.scrollWidth <= %d && document.querySelector('#chart canvas').getBoundingClientRect().width <= %d`, width, width)
 	}
-	step("laptop width", 5*time.Second, chromedp.EmulateViewport(1280, 900))
-	until("the topic view at laptop width", fits(1280), 5*time.Second)
-	if dir != "" {
+	tab.step("laptop width", 5*time.Second, chromedp.EmulateViewport(1280, 900))
+	tab.until("the topic view at laptop width", fits(1280), 5*time.Second)
+	if screenshotDir() != "" {
 		time.Sleep(3200 * time.Millisecond) // the new messages' highlight fades
 	}
-	shoot("dashboard.png")
-	step("phone width", 5*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
-	until("the topic view at phone width", fits(390), 5*time.Second)
-	shoot("dashboard-phone.png")
-	step("opening the topic list at phone width", 5*time.Second, chromedp.Click(chromedp.CSS(`.tabs a[data-view="topics"]`)))
-	until("the topic list at phone width", `document.querySelector('`+row+`') !== null && document.documentElement.scrollWidth <= 390`, 5*time.Second)
-	step("laptop width", 5*time.Second, chromedp.EmulateViewport(1280, 900))
+	tab.screenshot("dashboard.png")
+	tab.step("phone width", 5*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+	tab.until("the topic view at phone width", fits(390), 5*time.Second)
+	tab.screenshot("dashboard-phone.png")
+	tab.step("opening the topic list at phone width", 5*time.Second, chromedp.Click(chromedp.CSS(`.tabs a[data-view="topics"]`)))
+	tab.until("the topic list at phone width", `document.querySelector('`+row+`') !== null && document.documentElement.scrollWidth <= 390`, 5*time.Second)
+	tab.step("laptop width", 5*time.Second, chromedp.EmulateViewport(1280, 900))
 
 	// --- schedules ---
-	step("opening the schedules", 5*time.Second, chromedp.Click(chromedp.CSS(`.tabs a[data-view="schedules"]`)))
-	until("the schedules", `document.querySelectorAll('#schedules tbody tr').length === 25 &&
+	tab.step("opening the schedules", 5*time.Second, chromedp.Click(chromedp.CSS(`.tabs a[data-view="schedules"]`)))
+	tab.until("the schedules", `document.querySelectorAll('#schedules tbody tr').length === 25 &&
 		document.querySelector('#schedules tbody .badge') !== null`, 5*time.Second)
-	if got := eval(`document.getElementById('live').dataset.state`); got != "off" {
+	if got := tab.eval(`document.getElementById('live').dataset.state`); got != "off" {
 		t.Errorf("the live feed is %q after leaving the topic, want off", got)
 	}
 	waitSubscribed(t, srv, 0)
 
 	traffic.check(t, proxy.addr())
+	if sockets := traffic.webSockets(); len(sockets) < 2 {
+		t.Errorf("the page opened %d WebSockets, want one before and at least one after the outage: %q", len(sockets), sockets)
+	}
 }
 
 // TestDashboardDisabled: with MIRRORQL_DASHBOARD_ENABLED=false the page and
@@ -406,117 +338,4 @@ func (p *cutProxy) restore() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.down = false
-}
-
-// dashTraffic records, from the tab's DevTools events, every request the
-// page makes (WebSockets included) and what it reports as a problem. While
-// failures are expected (the proxy is cut), failed WebSocket connections and
-// loads are set apart instead.
-type dashTraffic struct {
-	mu       sync.Mutex
-	requests []string
-	sockets  []string
-	problems []string
-	expected []string
-	failing  bool
-}
-
-func (d *dashTraffic) expectFailures(on bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.failing = on
-}
-
-func (d *dashTraffic) problem(s string) {
-	if d.failing && (strings.Contains(s, "WebSocket") || strings.Contains(s, "ERR_CONNECTION") ||
-		strings.Contains(s, "ERR_EMPTY_RESPONSE") || strings.Contains(s, "net::")) {
-		d.expected = append(d.expected, s)
-		return
-	}
-	d.problems = append(d.problems, s)
-}
-
-// observe is a chromedp listener: it runs in the tab's read loop, so it
-// only records.
-func (d *dashTraffic) observe(ev any) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	switch ev := ev.(type) {
-	case *network.EventRequestWillBeSent:
-		d.requests = append(d.requests, ev.Request.URL)
-	case *network.EventWebSocketCreated:
-		d.requests = append(d.requests, ev.URL)
-		d.sockets = append(d.sockets, ev.URL)
-	case *network.EventWebSocketFrameError:
-		d.problem("WebSocket frame error: " + ev.ErrorMessage)
-	case *network.EventLoadingFailed:
-		if !ev.Canceled {
-			d.problem(fmt.Sprintf("loading failed (%s): %s %s", ev.Type, ev.ErrorText, ev.BlockedReason))
-		}
-	case *log.EventEntryAdded:
-		if e := ev.Entry; e != nil && (e.Level == log.EntryLevelError || strings.Contains(e.Text, "Content Security Policy")) {
-			d.problem(fmt.Sprintf("console (%s): %s %s", e.Source, e.Text, e.URL))
-		}
-	case *runtime.EventConsoleAPICalled:
-		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-			var args []string
-			for _, a := range ev.Args {
-				if a.Value != nil {
-					args = append(args, string(a.Value))
-				} else {
-					args = append(args, a.Description)
-				}
-			}
-			d.problem(fmt.Sprintf("console.%s: %s", ev.Type, strings.Join(args, " ")))
-		}
-	case *runtime.EventExceptionThrown:
-		if x := ev.ExceptionDetails; x != nil {
-			msg := x.Text
-			if x.Exception != nil {
-				msg += " " + x.Exception.Description
-			}
-			d.problem("uncaught exception: " + msg)
-		}
-	}
-}
-
-// check fails t for a request to anything but host over http or ws, for
-// WebSockets to anything but the GraphQL endpoint, and for every problem the
-// page reported outside the outage.
-func (d *dashTraffic) check(t *testing.T, host string) {
-	t.Helper()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, raw := range d.requests {
-		u, err := url.Parse(raw)
-		switch {
-		case err != nil:
-			t.Errorf("the page requested %q, which is no URL: %v", raw, err)
-		case u.Host != host || (u.Scheme != "http" && u.Scheme != "ws"):
-			t.Errorf("the page requested %s: only %s (http and ws) is allowed", gqlTail(raw, 200), host)
-		}
-	}
-	if len(d.sockets) < 2 {
-		t.Errorf("the page opened %d WebSockets, want one before and at least one after the outage: %q", len(d.sockets), d.sockets)
-	}
-	for _, s := range d.sockets {
-		if s != "ws://"+host+"/graphql" {
-			t.Errorf("the page opened a WebSocket to %s, want ws://%s/graphql", s, host)
-		}
-	}
-	for _, p := range d.problems {
-		t.Errorf("the page reported: %s", p)
-	}
-	t.Logf("the page made %d requests (%d WebSockets); during the outage it reported %d expected failures",
-		len(d.requests), len(d.sockets), len(d.expected))
-	if t.Failed() {
-		t.Logf("requests of the page:\n%s", strings.Join(d.requests, "\n"))
-	}
-}
-
-// report is what the page did so far, for a step that timed out.
-func (d *dashTraffic) report() string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return fmt.Sprintf("requests: %q\nWebSockets: %q\nproblems: %q\nexpected failures: %q", d.requests, d.sockets, d.problems, d.expected)
 }

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"mirrorql/db"
-	"mirrorql/db/pgcluster"
 	"mirrorql/tests/testdb"
 )
 
@@ -51,28 +49,8 @@ func unavailableBodyOf(route string) string {
 //     route answers 200 again within 5 s without restarting mirrorql, and
 //     the log says "database available" once.
 func TestDatabaseFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a PostgreSQL cluster of its own")
-	}
-	ctx := context.Background()
-	cluster, err := pgcluster.Start(ctx, pgcluster.Options{})
-	if errors.Is(err, pgcluster.ErrNotInstalled) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.Stop() })
-
-	d, err := db.Open(db.Options{URL: cluster.URL(), ConnectTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Migrate(ctx, d.Bun()); err != nil {
-		t.Fatal(err)
-	}
-	seedREST(t, d.Bun())
-	_ = d.Close()
+	cluster, w := migratedCluster(t)
+	seedREST(t, w)
 
 	drivers := []string{"pgdriver", "pgx"}
 	servers := map[string]*server{}
@@ -132,7 +110,7 @@ func TestDatabaseFaults(t *testing.T) {
 	t.Logf("outage: %d requests checked in %s, slowest %s", len(drivers)*3*len(faultRoutes),
 		time.Since(stopped).Round(time.Millisecond), slowest.Round(time.Microsecond))
 
-	if err := cluster.StartServer(ctx); err != nil {
+	if err := cluster.StartServer(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup

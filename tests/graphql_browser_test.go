@@ -2,7 +2,6 @@ package tests
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -12,22 +11,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"mirrorql/tests/testdb"
 )
 
 // TestGraphQLExplorerInBrowser opens the GraphiQL explorer of the built
-// service in headless Chromium (Debian package `chromium`, installed here when
-// missing), lets it run a query given in the URL and looks for the result on
-// the rendered page. The explorer's assets are embedded: the page refers to
-// no other host (checked below), and Chromium runs with its own background
-// networking off.
+// service in headless Chromium (chromiumPath), lets it run a query given in
+// the URL and looks for the result on the rendered page. The explorer's
+// assets are embedded: the page refers to no other host (checked below), and
+// Chromium runs with its own network traffic off (chromiumSwitches).
 func TestGraphQLExplorerInBrowser(t *testing.T) {
-	chromium := gqlChromium(t)
-	dbURL, b := testdb.New(t)
-	if _, err := b.DB.ExecContext(context.Background(), gqlFixture(t)); err != nil {
-		t.Fatal(err)
-	}
-	srv := startServer(t, dbURL)
+	chromium := chromiumPath(t)
+	srv, _ := gqlFixtureServer(t)
 
 	// The explorer is what a browser gets at GET /graphql. (Fetched directly:
 	// the harness's get also checks answers against openapi.yml, which
@@ -58,11 +54,12 @@ func TestGraphQLExplorerInBrowser(t *testing.T) {
 	profile := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--disable-dev-shm-usage", "--user-data-dir="+profile,
-		"--virtual-time-budget=20000", "--dump-dom", page)
+	args := []string{"--headless"}
+	for _, s := range chromiumSwitches {
+		args = append(args, "--"+s)
+	}
+	args = append(args, "--user-data-dir="+profile, "--virtual-time-budget=20000", "--dump-dom", page)
+	cmd := exec.CommandContext(ctx, chromium, args...)
 	out, err := cmd.Output()
 	if err != nil {
 		stderr := ""
@@ -83,45 +80,15 @@ func TestGraphQLExplorerInBrowser(t *testing.T) {
 	}
 }
 
-// gqlChromium finds Chromium, installing the Debian package when it is
-// missing and apt-get is usable; it skips, saying why, when neither works.
-func gqlChromium(t *testing.T) string {
+// gqlFixtureServer is a database holding graph/testdata/fixture.sql (topic
+// 0.0.7 with five messages among them) and a server over it.
+func gqlFixtureServer(t *testing.T) (*server, *bun.DB) {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
+	dbURL, b := testdb.New(t)
+	if _, err := b.DB.ExecContext(context.Background(), gqlFixture(t)); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := exec.LookPath("apt-get"); err != nil {
-		t.Skip("chromium is not installed and apt-get is not available to install it: skipping the browser test")
-	}
-	t.Log("chromium is missing: installing the Debian package (apt-get install -y chromium)")
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	install := func(args ...string) error {
-		cmd := exec.CommandContext(ctx, "apt-get", args...)
-		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("apt-get %s: %v\n%s", strings.Join(args, " "), err, gqlTail(string(out), 2000))
-		}
-		return nil
-	}
-	err := install("install", "-y", "--no-install-recommends", "chromium")
-	if err != nil {
-		// the package lists may be missing or stale
-		if uerr := install("update"); uerr == nil {
-			err = install("install", "-y", "--no-install-recommends", "chromium")
-		}
-	}
-	if err != nil {
-		t.Skipf("chromium could not be installed, skipping the browser test: %v", err)
-	}
-	p, lerr := exec.LookPath("chromium")
-	if lerr != nil {
-		t.Skipf("chromium was installed but is not on PATH: %v", lerr)
-	}
-	return p
+	return startServer(t, dbURL), b
 }
 
 func gqlFixture(t *testing.T) string {

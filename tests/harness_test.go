@@ -4,6 +4,7 @@ package tests
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -17,6 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
+	"mirrorql/db"
+	"mirrorql/db/pgcluster"
 	"mirrorql/tests/apispec"
 	"mirrorql/tests/testdb"
 )
@@ -114,6 +119,42 @@ func launch(t testing.TB, probe, dbURL string, env ...string) *server {
 	return nil
 }
 
+// migratedCluster starts a PostgreSQL cluster of the test's own (one it can
+// stop and start again under a running server), migrated, and opens a pool
+// on it for the test's own writes; both end at cleanup. It skips the test
+// under -short and where PostgreSQL is not installed.
+func migratedCluster(t *testing.T) (*pgcluster.Cluster, *bun.DB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL cluster of its own")
+	}
+	ctx := context.Background()
+	cluster, err := pgcluster.Start(ctx, pgcluster.Options{})
+	if errors.Is(err, pgcluster.ErrNotInstalled) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.Stop() })
+	w := openWriter(t, cluster.URL())
+	if err := db.Migrate(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	return cluster, w
+}
+
+// openWriter is a pool for the test's own writes to url, closed at cleanup.
+func openWriter(t *testing.T, url string) *bun.DB {
+	t.Helper()
+	d, err := db.Open(db.Options{URL: url, ConnectTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d.Bun()
+}
+
 func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -165,6 +206,44 @@ func get(t testing.TB, url string, header ...string) (int, http.Header, []byte) 
 	}
 	validateAgainstSpec(t, url, resp, body)
 	return resp.StatusCode, resp.Header, body
+}
+
+// response is an answer with its body read.
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// plainClient asks for no compression on its own, so that a test reads an
+// answer as the server sent it, and gives up after 30 s.
+var plainClient = &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 30 * time.Second}
+
+// request sends method url with body (none when empty) and header pairs
+// through plainClient; unlike get, it checks nothing against openapi.yml.
+func request(t testing.TB, method, url, body string, header ...string) response {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := plainClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{resp.StatusCode, resp.Header, string(got)}
 }
 
 var (

@@ -347,13 +347,7 @@ func appendMessages(t testing.TB, b bun.IDB, rows ...liveRow) []liveRow {
 		if r.Text == "" {
 			r.Text = fmt.Sprintf("message %d of topic %d", r.Seq, r.Topic)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO topic_message (consensus_timestamp, message, running_hash,
-			sequence_number, running_hash_version, payer_account_id, valid_start_timestamp, topic_id)
-			VALUES (?, ?, ?, ?, 3, 1002, ?, ?)`, r.Ts, []byte(r.Text), bytes.Repeat([]byte{0xab}, 48), r.Seq, r.Ts-1000, r.Topic); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO transaction (consensus_timestamp, type, result, payer_account_id,
-			valid_start_ns, entity_id) VALUES (?, 27, 22, 1002, ?, ?)`, r.Ts, r.Ts-1000, r.Topic); err != nil {
+		if err := writeMessage(ctx, tx, *r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -361,6 +355,20 @@ func appendMessages(t testing.TB, b bun.IDB, rows ...liveRow) []liveRow {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// writeMessage writes r (Seq, Ts and Text given) within tx as the importer
+// does: the message and its transaction row (ConsensusSubmitMessage,
+// SUCCESS).
+func writeMessage(ctx context.Context, tx bun.Tx, r liveRow) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO topic_message (consensus_timestamp, message, running_hash,
+		sequence_number, running_hash_version, payer_account_id, valid_start_timestamp, topic_id)
+		VALUES (?, ?, ?, ?, 3, 1002, ?, ?)`, r.Ts, []byte(r.Text), bytes.Repeat([]byte{0xab}, 48), r.Seq, r.Ts-1000, r.Topic); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO transaction (consensus_timestamp, type, result, payer_account_id,
+		valid_start_ns, entity_id) VALUES (?, 27, 22, 1002, ?, ?)`, r.Ts, r.Ts-1000, r.Topic)
+	return err
 }
 
 // liveTopic creates topic entities (type TOPIC) with no messages.

@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,7 +22,6 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
 
-	"mirrorql/db"
 	"mirrorql/db/pgcluster"
 	"mirrorql/tests/testdb"
 )
@@ -34,39 +32,12 @@ import (
 // Redis publications (and a Redis that is not there), and the queries the
 // same endpoint answered before subscriptions existed.
 
-// liveCluster is a PostgreSQL cluster of the test's own (it can be stopped
-// and started again under a running server), migrated, with topics nums.
-func liveCluster(t *testing.T, nums ...int64) *pgcluster.Cluster {
+// liveCluster is a migratedCluster with topics nums, and its writer pool.
+func liveCluster(t *testing.T, nums ...int64) (*pgcluster.Cluster, *bun.DB) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a PostgreSQL cluster of its own")
-	}
-	ctx := context.Background()
-	cluster, err := pgcluster.Start(ctx, pgcluster.Options{})
-	if errors.Is(err, pgcluster.ErrNotInstalled) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.Stop() })
-	w := openWriter(t, cluster.URL())
-	if err := db.Migrate(ctx, w); err != nil {
-		t.Fatal(err)
-	}
+	cluster, w := migratedCluster(t)
 	liveTopic(t, w, nums...)
-	return cluster
-}
-
-// openWriter is a pool for the test's own writes to url, closed at cleanup.
-func openWriter(t *testing.T, url string) *bun.DB {
-	t.Helper()
-	d, err := db.Open(db.Options{URL: url, ConnectTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	return d.Bun()
+	return cluster, w
 }
 
 // metricValue is the value of the sample of name with labels, 0 when there
@@ -121,21 +92,28 @@ func quiet(t *testing.T, d time.Duration, chans map[string]<-chan liveEvent) {
 
 func topicArg(num int64) string { return fmt.Sprintf(`topicId: "0.0.%d"`, num) }
 
+// subscribeBoth follows topic from now on base's server over both faces: a
+// WebSocket ("websocket") and an event stream ("sse"), until the test ends.
+func subscribeBoth(t *testing.T, base string, topic int64) map[string]<-chan liveEvent {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	query := subscriptionQuery(topicArg(topic))
+	return map[string]<-chan liveEvent{
+		"websocket": openWS(t, base).subscribe("1", query),
+		"sse":       sseSubscribe(ctx, t, base, query),
+	}
+}
+
 // TestLiveFaultsShortDatabaseOutage: the database goes away for 5 s under a
 // WebSocket and an SSE subscriber. Messages committed right before the
 // outage and after it reach both, in order and consecutive; neither stream
 // ends, nothing ends UNAVAILABLE, and the poller saw the outage.
 func TestLiveFaultsShortDatabaseOutage(t *testing.T) {
 	const topic = 601
-	cluster := liveCluster(t, topic)
-	w := openWriter(t, cluster.URL())
+	cluster, w := liveCluster(t, topic)
 	srv := startServer(t, cluster.URL())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	streams := map[string]<-chan liveEvent{
-		"websocket": openWS(t, srv.URL).subscribe("1", subscriptionQuery(topicArg(topic))),
-		"sse":       sseSubscribe(ctx, t, srv.URL, subscriptionQuery(topicArg(topic))),
-	}
+	streams := subscribeBoth(t, srv.URL, topic)
 	waitSubscribed(t, srv, 2)
 	got := map[string][]liveMessage{}
 	take := func(n int, within time.Duration) {
@@ -184,15 +162,9 @@ func TestLiveFaultsShortDatabaseOutage(t *testing.T) {
 // the limit, and counts them ended unavailable.
 func TestLiveFaultsLongDatabaseOutage(t *testing.T) {
 	const topic = 602
-	cluster := liveCluster(t, topic)
-	w := openWriter(t, cluster.URL())
+	cluster, w := liveCluster(t, topic)
 	srv := startServer(t, cluster.URL(), "MIRRORQL_LIVE_OUTAGE=2s")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	streams := map[string]<-chan liveEvent{
-		"websocket": openWS(t, srv.URL).subscribe("1", subscriptionQuery(topicArg(topic))),
-		"sse":       sseSubscribe(ctx, t, srv.URL, subscriptionQuery(topicArg(topic))),
-	}
+	streams := subscribeBoth(t, srv.URL, topic)
 	waitSubscribed(t, srv, 2)
 	appendMessages(t, w, liveRow{Topic: topic})
 	for name, ch := range streams {
@@ -495,31 +467,13 @@ func TestLiveFaultsWebSocketOrigins(t *testing.T) {
 	}
 }
 
-// insertMessage writes r (Seq and Ts given) as appendMessages does, within tx.
-func insertMessage(t *testing.T, tx bun.Tx, r liveRow) {
-	t.Helper()
-	ctx := context.Background()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO topic_message (consensus_timestamp, message, running_hash,
-		sequence_number, running_hash_version, payer_account_id, valid_start_timestamp, topic_id)
-		VALUES (?, ?, ?, ?, 3, 1002, ?, ?)`, r.Ts, []byte(r.Text), bytes.Repeat([]byte{0xab}, 48), r.Seq, r.Ts-1000, r.Topic); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO transaction (consensus_timestamp, type, result, payer_account_id,
-		valid_start_ns, entity_id) VALUES (?, 27, 22, 1002, ?, ?)`, r.Ts, r.Ts-1000, r.Topic); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestLiveFaultsRedisWakeUp: with a 5 s poll interval and the importer's
 // Redis, a message published (on topic.<num>) before its transaction commits,
 // as the importer does, reaches the subscriber well within a second of the
 // commit; a message committed without a publication waits for a poll.
 func TestLiveFaultsRedisWakeUp(t *testing.T) {
 	if !redisAnswers("127.0.0.1:6379") {
-		if os.Getenv("CI") != "" {
-			t.Fatal("no Redis answers at 127.0.0.1:6379: the live Redis wake-up test needs one in CI")
-		}
-		t.Skip("no Redis answers at 127.0.0.1:6379")
+		skipOrFailInCI(t, "no Redis answers at 127.0.0.1:6379")
 	}
 	ctx := context.Background()
 	// A topic number of its own: the channel is shared with whatever else
@@ -569,7 +523,9 @@ func TestLiveFaultsRedisWakeUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	insertMessage(t, tx, liveRow{Topic: num, Seq: 2, Ts: time.Now().UnixNano(), Text: "announced"})
+	if err := writeMessage(ctx, tx, liveRow{Topic: num, Seq: 2, Ts: time.Now().UnixNano(), Text: "announced"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := rdb.Publish(ctx, channel, "\x81\xa7topicId\x01").Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -592,12 +548,7 @@ func TestLiveFaultsRedisWakeUp(t *testing.T) {
 // polling alone, with no error to the clients.
 func TestLiveFaultsRedisDown(t *testing.T) {
 	srv, b := liveServer(t, "MIRRORQL_LIVE_REDIS_URL=redis://127.0.0.1:1", "MIRRORQL_LIVE_POLL_INTERVAL=250ms")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	streams := map[string]<-chan liveEvent{
-		"websocket": openWS(t, srv.URL).subscribe("1", subscriptionQuery(topicArg(508))),
-		"sse":       sseSubscribe(ctx, t, srv.URL, subscriptionQuery(topicArg(508))),
-	}
+	streams := subscribeBoth(t, srv.URL, 508)
 	waitSubscribed(t, srv, 2)
 	appendMessages(t, b, liveRow{Topic: 508})
 	appendMessages(t, b, liveRow{Topic: 508}, liveRow{Topic: 508})
@@ -631,31 +582,6 @@ func TestLiveFaultsQueriesUnchanged(t *testing.T) {
 	appendMessages(t, b, rows...)
 	on := startServer(t, dbURL)
 	off := startServer(t, dbURL, "MIRRORQL_LIVE_ENABLED=false")
-	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 10 * time.Second}
-	do := func(base, method, path, body string, header ...string) response {
-		t.Helper()
-		var r io.Reader
-		if body != "" {
-			r = strings.NewReader(body)
-		}
-		req, err := http.NewRequest(method, base+path, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i+1 < len(header); i += 2 {
-			req.Header.Set(header[i], header[i+1])
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		got, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return response{resp.StatusCode, resp.Header, string(got)}
-	}
 	same := func(what string, a, b response) {
 		t.Helper()
 		if a.status != b.status || a.body != b.body {
@@ -686,8 +612,8 @@ func TestLiveFaultsQueriesUnchanged(t *testing.T) {
 				[]string{"Content-Type", "application/json", "Accept", "application/graphql-response+json"}},
 		}
 		for _, c := range cases {
-			a := do(on.URL, c.method, c.path, c.body, c.header...)
-			same(c.what+" "+q, a, do(off.URL, c.method, c.path, c.body, c.header...))
+			a := request(t, c.method, on.URL+c.path, c.body, c.header...)
+			same(c.what+" "+q, a, request(t, c.method, off.URL+c.path, c.body, c.header...))
 			if c.what == "GET" && q == queries[0] && (a.status != http.StatusOK || !strings.Contains(a.body, `"messageCount":"30"`) && !strings.Contains(a.body, `"messageCount":30`)) {
 				t.Errorf("the query did not answer what the database holds: %d %s", a.status, a.body)
 			}
@@ -696,8 +622,8 @@ func TestLiveFaultsQueriesUnchanged(t *testing.T) {
 
 	// REST, compressed as before: the same bytes from both.
 	path := fmt.Sprintf("/api/v1/topics/0.0.%d/messages", topic)
-	zon := do(on.URL, http.MethodGet, path, "", "Accept-Encoding", "gzip")
-	zoff := do(off.URL, http.MethodGet, path, "", "Accept-Encoding", "gzip")
+	zon := request(t, http.MethodGet, on.URL+path, "", "Accept-Encoding", "gzip")
+	zoff := request(t, http.MethodGet, off.URL+path, "", "Accept-Encoding", "gzip")
 	same("gzipped REST list", zon, zoff)
 	if zon.status != http.StatusOK || zon.header.Get("Content-Encoding") != "gzip" {
 		t.Fatalf("REST list with Accept-Encoding gzip: %d, Content-Encoding %q", zon.status, zon.header.Get("Content-Encoding"))
@@ -710,7 +636,7 @@ func TestLiveFaultsQueriesUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if uncompressed := do(on.URL, http.MethodGet, path, ""); string(plain) != uncompressed.body || uncompressed.header.Get("Content-Encoding") != "" {
+	if uncompressed := request(t, http.MethodGet, on.URL+path, ""); string(plain) != uncompressed.body || uncompressed.header.Get("Content-Encoding") != "" {
 		t.Errorf("the gzipped list is not the plain one:\n%s\nvs\n%s", plain, uncompressed.body)
 	}
 
@@ -720,7 +646,7 @@ func TestLiveFaultsQueriesUnchanged(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPost, s.URL+"/graphql", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "text/event-stream")
-		resp, err := client.Do(req)
+		resp, err := plainClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

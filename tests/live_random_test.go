@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -438,20 +437,14 @@ func (l *randomLedger) total() int {
 // submit transaction) in one database transaction, held open hold before
 // its commit.
 func randomCommit(ctx context.Context, b *bun.DB, rows []randomRow, hold time.Duration) error {
-	tx, err := b.DB.BeginTx(ctx, nil)
+	tx, err := b.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
 	for _, r := range rows {
 		text := fmt.Sprintf("message %d of topic %d", r.seq, r.topic)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO topic_message (consensus_timestamp, message, running_hash,
-			sequence_number, running_hash_version, payer_account_id, valid_start_timestamp, topic_id)
-			VALUES ($1, $2, $3, $4, 3, 1002, $5, $6)`, r.ts, []byte(text), bytes.Repeat([]byte{0xab}, 48), r.seq, r.ts-1000, r.topic); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO transaction (consensus_timestamp, type, result, payer_account_id,
-			valid_start_ns, entity_id) VALUES ($1, 27, 22, 1002, $2, $3)`, r.ts, r.ts-1000, r.topic); err != nil {
+		if err := writeMessage(ctx, tx, liveRow{Topic: r.topic, Seq: r.seq, Ts: r.ts, Text: text}); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -16,8 +15,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mirrorql/db"
-	"mirrorql/db/pgcluster"
 	"mirrorql/tests/testdb"
 )
 
@@ -163,31 +160,13 @@ func graphQLReads(t *testing.T, name, base string) {
 // read-only and any write fails). Every REST case answers exactly as on the
 // primary, with both drivers, and the GraphQL face answers without errors.
 func TestHotStandby(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts two PostgreSQL clusters")
-	}
 	ctx := context.Background()
-	primary, err := pgcluster.Start(ctx, pgcluster.Options{})
-	if errors.Is(err, pgcluster.ErrNotInstalled) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = primary.Stop() })
-	d, err := db.Open(db.Options{URL: primary.URL(), ConnectTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Migrate(ctx, d.Bun()); err != nil {
-		t.Fatal(err)
-	}
-	seedREST(t, d.Bun())
+	primary, w := migratedCluster(t)
+	seedREST(t, w)
 	var lsn string
-	if err := d.Bun().NewRaw("SELECT pg_current_wal_lsn()::text").Scan(ctx, &lsn); err != nil {
+	if err := w.NewRaw("SELECT pg_current_wal_lsn()::text").Scan(ctx, &lsn); err != nil {
 		t.Fatal(err)
 	}
-	_ = d.Close()
 
 	standby, err := primary.StartStandby(ctx)
 	if err != nil {

@@ -244,45 +244,59 @@
 
   window.addEventListener('hashchange', route);
 
+  // --- lists ---
+
+  // pagedList makes the loader of a list view. name is the field of its
+  // query q and the id of its table (beside it name-empty, the note for no
+  // rows, and name-more, the button that loads the next page). load(after,
+  // token) puts a page in the table, row(node) for each node, the first page
+  // replacing what was there, then runs loaded; a failure goes to the
+  // notice, and an answer for an older view is dropped.
+  function pagedList(name, q, row, loaded) {
+    let cursor = null;
+    async function load(after, token) {
+      let data;
+      try {
+        data = await query(q, { after });
+      } catch (e) {
+        if (token === viewToken) notice('Could not load the ' + name + ': ' + e.message);
+        return;
+      }
+      if (token !== viewToken) return;
+      const conn = data[name];
+      const body = $(name).tBodies[0];
+      if (!after) body.replaceChildren();
+      for (const n of conn.nodes) body.append(row(n));
+      $(name + '-empty').hidden = body.rows.length > 0;
+      cursor = conn.pageInfo.endCursor;
+      $(name + '-more').hidden = !conn.pageInfo.hasNextPage;
+      if (loaded) loaded();
+    }
+    $(name + '-more').addEventListener('click', () => load(cursor, viewToken));
+    return load;
+  }
+
   // --- topic list ---
 
-  let topicsCursor = null;
   let topicsMarked = false;
 
-  async function loadTopics(after, token) {
-    let data;
-    try {
-      data = await query(TOPICS, { after });
-    } catch (e) {
-      if (token === viewToken) notice('Could not load the topics: ' + e.message);
-      return;
-    }
-    if (token !== viewToken) return;
-    const conn = data.topics;
-    const body = $('topics').tBodies[0];
-    if (!after) body.replaceChildren();
-    for (const t of conn.nodes) {
-      const link = '#/topic/' + t.id;
-      body.append(h('tr', { 'data-topic': t.id },
-        h('td', { class: 'id', 'data-label': 'Topic' }, h('a', { href: link, text: t.id }),
-          t.deleted ? h('span', { class: 'badge st-DELETED', text: 'deleted' }) : null),
-        h('td', { class: 'memo', 'data-label': 'Memo', title: t.memo }, t.memo || h('span', { class: 'muted', text: '—' })),
-        h('td', { class: 'num count', 'data-label': 'Messages', text: fmt().number.format(t.messageCount) }),
-        h('td', { class: 'latest', 'data-label': 'Latest message' },
-          t.latestMessage ? timeEl(t.latestMessage.consensusTimestamp, true) : h('span', { class: 'muted', text: 'none' }))));
-    }
-    $('topics-empty').hidden = body.rows.length > 0;
-    topicsCursor = conn.pageInfo.endCursor;
-    $('topics-more').hidden = !conn.pageInfo.hasNextPage;
+  const loadTopics = pagedList('topics', TOPICS, (t) => {
+    const link = '#/topic/' + t.id;
+    return h('tr', { 'data-topic': t.id },
+      h('td', { class: 'id', 'data-label': 'Topic' }, h('a', { href: link, text: t.id }),
+        t.deleted ? h('span', { class: 'badge st-DELETED', text: 'deleted' }) : null),
+      h('td', { class: 'memo', 'data-label': 'Memo', title: t.memo }, t.memo || h('span', { class: 'muted', text: '—' })),
+      h('td', { class: 'num count', 'data-label': 'Messages', text: fmt().number.format(t.messageCount) }),
+      h('td', { class: 'latest', 'data-label': 'Latest message' },
+        t.latestMessage ? timeEl(t.latestMessage.consensusTimestamp, true) : h('span', { class: 'muted', text: 'none' })));
+  }, () => {
     if (!topicsMarked) {
       topicsMarked = true;
       // navigation start → the first page of topics in the document
       requestAnimationFrame(() => performance.mark('dashboard:topics-rendered'));
     }
     setTimeout(libraries, 0); // for the topic view, after this frame
-  }
-
-  $('topics-more').addEventListener('click', () => loadTopics(topicsCursor, viewToken));
+  });
 
   // --- search ---
 
@@ -778,35 +792,14 @@
 
   // --- schedules ---
 
-  let schedulesCursor = null;
-
-  async function loadSchedules(after, token) {
-    let data;
-    try {
-      data = await query(SCHEDULES, { after });
-    } catch (e) {
-      if (token === viewToken) notice('Could not load the schedules: ' + e.message);
-      return;
-    }
-    if (token !== viewToken) return;
-    const conn = data.schedules;
-    const body = $('schedules').tBodies[0];
-    if (!after) body.replaceChildren();
-    for (const s of conn.nodes) {
-      body.append(h('tr', { 'data-schedule': s.id },
-        h('td', { class: 'id', 'data-label': 'Schedule', text: s.id }),
-        h('td', { class: 'memo', 'data-label': 'Memo', title: s.memo || '' }, s.memo || h('span', { class: 'muted', text: '—' })),
-        h('td', { 'data-label': 'Status' }, h('span', { class: 'badge st-' + s.status, text: s.status.toLowerCase() })),
-        h('td', { class: 'num', 'data-label': 'Signatures', text: String(s.signatures.length) }),
-        h('td', { class: 'latest', 'data-label': 'Created' }, timeEl(s.consensusTimestamp, false)),
-        h('td', { class: 'id', 'data-label': 'Creator', text: s.creatorAccountId })));
-    }
-    $('schedules-empty').hidden = body.rows.length > 0;
-    schedulesCursor = conn.pageInfo.endCursor;
-    $('schedules-more').hidden = !conn.pageInfo.hasNextPage;
-  }
-
-  $('schedules-more').addEventListener('click', () => loadSchedules(schedulesCursor, viewToken));
+  const loadSchedules = pagedList('schedules', SCHEDULES, (s) =>
+    h('tr', { 'data-schedule': s.id },
+      h('td', { class: 'id', 'data-label': 'Schedule', text: s.id }),
+      h('td', { class: 'memo', 'data-label': 'Memo', title: s.memo || '' }, s.memo || h('span', { class: 'muted', text: '—' })),
+      h('td', { 'data-label': 'Status' }, h('span', { class: 'badge st-' + s.status, text: s.status.toLowerCase() })),
+      h('td', { class: 'num', 'data-label': 'Signatures', text: String(s.signatures.length) }),
+      h('td', { class: 'latest', 'data-label': 'Created' }, timeEl(s.consensusTimestamp, false)),
+      h('td', { class: 'id', 'data-label': 'Creator', text: s.creatorAccountId })));
 
   route();
   setTimeout(fmt, 0); // while the first query is under way

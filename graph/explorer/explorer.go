@@ -9,9 +9,10 @@ import (
 	"mime"
 	"net/http"
 	"path"
-	"regexp"
 	"strings"
 	"time"
+
+	"mirrorql/csp"
 )
 
 //go:embed assets/*.js assets/*.css assets/LICENSE.* assets/README.md
@@ -97,26 +98,15 @@ func Handler(endpoint string, notFound http.Handler) http.Handler {
 	})
 }
 
-// contentSecurityPolicy holds the page to its own origin: scripts, styles
-// and fonts come from the embedded assets (inline styles too: the page's own
-// and the ones GraphiQL's editors set; graphiql.min.css's images and fonts are
-// data: URLs), and it connects only to the endpoint, over HTTP for queries
-// and over a WebSocket for subscriptions. 'self' covers ws: and wss: of the
-// page's host only in browsers that follow CSP level 3, so the host the
-// browser asked for is named as well, when it is a plain host[:port].
+// contentSecurityPolicy holds the page to its own origin (csp.SameOrigin):
+// scripts, styles and fonts come from the embedded assets (inline styles
+// too: the page's own and the ones GraphiQL's editors set; graphiql.min.css's
+// images and fonts are data: URLs), and it connects only to the endpoint,
+// over HTTP for queries and over a WebSocket for subscriptions.
 func contentSecurityPolicy(host string) string {
-	connect := "connect-src 'self'"
-	if cspHost.MatchString(host) {
-		connect += " ws://" + host + " wss://" + host
-	}
-	return "default-src 'self'; " + connect + "; img-src 'self' data:; font-src 'self' data:; " +
-		"style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'"
+	return csp.SameOrigin(host, "img-src 'self' data:", "font-src 'self' data:",
+		"style-src 'self' 'unsafe-inline'", "object-src 'none'", "base-uri 'none'")
 }
-
-// cspHost is a host-source of CSP's grammar with a port: a name or IPv4
-// address (an IPv6 literal cannot be written there), nothing that could end
-// the directive.
-var cspHost = regexp.MustCompile(`^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::[0-9]{1,5})?$`)
 
 // WantsPage reports whether r is a browser asking for a page: a GET whose
 // Accept header lists text/html. GraphQL clients ask for JSON.

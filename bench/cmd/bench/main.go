@@ -8,11 +8,14 @@
 //
 // With -soak <duration> it runs the soak benchmark of `make soak` instead
 // (issue 6, soak.go): one service, mixed routes at saturation, sampled over
-// time, with its own section of BENCHMARKS.md.
+// time, with its own section of BENCHMARKS.md. With -live it runs the live
+// topic messages benchmark of `make bench-live` (live.go): GraphQL
+// subscriptions' latency, fan-out, poll statements and memory.
 //
 // Everything it creates is its own: the databases mirrorql_bench and
-// mirrorql_bench_small on the local server (or on a throwaway cluster when
-// no server answers), and the service process, stopped at the end.
+// mirrorql_bench_small (and mirrorql_bench_live with -live) on the local
+// server (or on a throwaway cluster when no server answers), and the service
+// process, stopped at the end.
 package main
 
 import (
@@ -132,6 +135,12 @@ func main() {
 	f := parseFlags()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if lf.on {
+		if err := runLive(ctx, f); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if f.soak > 0 {
 		if f.soakData != "large" && f.soakData != "small" {
 			log.Fatalf("bad -soak-data %q", f.soakData)

@@ -336,7 +336,7 @@ func TestSlowGaps(t *testing.T) {
 	ws := []written{{seq: 1, publish: 0}, {seq: 2, publish: 100 * time.Millisecond}, {seq: 3, publish: 148 * time.Millisecond},
 		{seq: 4, publish: 260 * time.Millisecond}}
 	lat := msd(51, 49, 180, 70)
-	got := slowGaps(ws, lat, wakeSlow)
+	got := slowGaps(ws, lat, 60*time.Millisecond)
 	if len(got) != 2 || got[0] != 48*time.Millisecond || got[1] != 112*time.Millisecond {
 		t.Fatal(got)
 	}

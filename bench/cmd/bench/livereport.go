@@ -195,14 +195,14 @@ type latencyRow struct {
 }
 
 // The Redis wake-up's latency classes: under wakeFast a delivery came from
-// the poll at the publication (or a timer that happened to fall right);
-// over wakeSlow it missed the recheck 50 ms after its publication too.
+// the poll at the publication or one of the service's rechecks after it
+// (service.liveRechecks: 10, 30 and 90 ms); over wakeSlow it missed them
+// all.
 const (
 	wakeFast = 40 * time.Millisecond
-	wakeSlow = 60 * time.Millisecond
-	// recheck is the service's second wake-up after a publication
-	// (service.liveRecheck).
-	recheck = 50 * time.Millisecond
+	wakeSlow = 100 * time.Millisecond
+	// recheck is the service's last wake-up after a publication.
+	recheck = 90 * time.Millisecond
 )
 
 // slowGaps returns, for each delivery slower than over, the time from the
@@ -529,12 +529,11 @@ func (r *liveReport) markdown() string {
 		p("With `MIRRORQL_LIVE_REDIS_URL=redis://%s` the writer PUBLISHes on `topic.%s` just before COMMIT",
 			fl.redisAddr, strings.TrimPrefix(r.topic, "0.0."))
 		p("(Redis counted %d subscriber(s) on it before the phase%s); the service polls at once on each", r.redisSubscribers, noteSuffix(r.redisNote))
-		p("publication and again 50 ms later (its `liveRecheck`), because the publication comes before the")
+		p("publication and again 10, 30 and 90 ms later (its `liveRechecks`), because the publication comes before the")
 		p("commit. %d of %d deliveries arrived before the writer's COMMIT had returned (negative latency: the", l.early, l.received)
 		p("row is visible to other sessions slightly before the commit's answer reaches the writer). Poll")
 		p("statements in that phase: %.2f/s (each publication adds one or two).", r.redisPolls.pollsPerSec())
-		p("%d of %d deliveries came within %d ms of the commit (the poll at the publication, or a timer that", l.fast, l.received, wakeFast.Milliseconds())
-		p("fell right), the rest at about 50 ms.")
+		p("%d of %d deliveries came within %d ms of the commit (the poll at the publication or a recheck).", l.fast, l.received, wakeFast.Milliseconds())
 		if len(l.slowGaps) > 0 {
 			var gaps []string
 			for _, g := range l.slowGaps {

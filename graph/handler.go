@@ -13,7 +13,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"mirrorql/db"
@@ -72,7 +71,7 @@ func newAPI(d *db.DB, o Options, compiled bool, post graphql.Transport) api {
 	// them too.
 	srv.AddTransport(o.Streams.websocketTransport(o.Stream))
 	srv.AddTransport(sseTransport{keepAlive: o.Stream.KeepAlive, writeTimeout: o.Stream.WriteTimeout})
-	srv.AddTransport(transport.GET{})
+	srv.AddTransport(getTransport{})
 	srv.AddTransport(post)
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetParserTokenLimit(o.MaxTokens)

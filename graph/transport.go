@@ -20,7 +20,9 @@ import (
 // more to compact and escape it: a tenth of the CPU profile of the
 // topicMessage request. Everything else — undecodable bodies, operations
 // that do not validate, responses with errors or extensions — is answered
-// by gqlgen's transport itself, so those keep its status codes and bodies.
+// by gqlgen's transport itself, so those keep its status codes and bodies;
+// request errors (a document that does not parse or validate) as
+// writeRequestError says.
 //
 // The body is decoded with goccy/go-json: encoding/json's decoder scans a
 // body twice (once to find its end, once to decode it) and was 8 % of the
@@ -56,7 +58,7 @@ func (t postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphE
 	params.ReadTime = graphql.TraceTiming{Start: start, End: graphql.Now()}
 	rc, opErr := exec.CreateOperationContext(r.Context(), params)
 	if opErr != nil {
-		delegate()
+		writeRequestError(r.Context(), w, exec, rc, params, r.Header.Get("Accept"), opErr)
 		return
 	}
 	if t.plans != nil && len(params.Extensions) == 0 {

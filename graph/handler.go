@@ -50,6 +50,7 @@ func NewAPI(d *db.DB, o Options) http.Handler {
 type api struct {
 	http.Handler
 	plans *plans
+	srv   *handler.Server // its extensions are what the plans must account for
 }
 
 // newAPI is NewAPI with compiled operations on or off and the POST transport
@@ -57,7 +58,7 @@ type api struct {
 // endpoint with and without compiled operations.
 func newAPI(d *db.DB, o Options, compiled bool, post graphql.Transport) api {
 	o = o.withDefaults()
-	res := &Resolver{db: d, opts: o}
+	res := &Resolver{db: d, opts: o, presentError: presentError(o.Log)}
 	var pl *plans
 	if compiled {
 		pl = newPlans(res)
@@ -85,13 +86,13 @@ func newAPI(d *db.DB, o Options, compiled bool, post graphql.Transport) api {
 	srv.Use(streamLoaders{fresh: func(ctx context.Context) context.Context {
 		return withFreshLoaders(ctx, d, o.LoaderWait)
 	}})
-	srv.SetErrorPresenter(presentError(o.Log))
+	srv.SetErrorPresenter(res.presentError)
 	srv.SetRecoverFunc(recoverPanic(o.Log))
 	h := withLoaders(d, o.LoaderWait, srv)
 	if pl != nil {
 		h = pl.before(h)
 	}
-	return api{o.Streams.upgrading(limitRequest(o.MaxBodyBytes, h), o.Stream.WriteTimeout), pl}
+	return api{o.Streams.upgrading(limitRequest(o.MaxBodyBytes, h), o.Stream.WriteTimeout), pl, srv}
 }
 
 // limitRequest refuses a body (or a GET query string) larger than max bytes

@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"runtime/debug"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"mirrorql/graph/view"
 )
@@ -36,7 +39,9 @@ import (
 // Anything a plan does not cover falls back to gqlgen before a byte is
 // written: an operation outside the subset, an operation name or extensions
 // it was not compiled for, a variable that is missing, null or not a string
-// or number, a resolver error (gqlgen then answers with its errors), a panic.
+// or number, an argument error (gqlgen then answers with its errors), a
+// panic (logged and counted: Options.OnPlanPanic). A database error is
+// answered here, as gqlgen would, rather than looked up again by gqlgen.
 // TestPlansAnswerAsGqlgen holds the two paths to the same bytes.
 //
 // The subset: one query operation without directives or fragments whose
@@ -66,6 +71,7 @@ type plan struct {
 // rootField is a root field of a plan: __typename, or a message lookup.
 type rootField struct {
 	key      []byte // `"alias":`
+	name     string // the response key, an error's path
 	typename bool
 	lookup   messageLookup
 	args     []argSource
@@ -108,11 +114,18 @@ func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string,
 		return false
 	}
 	defer func() {
-		// gqlgen answers instead, and its recover function reports the panic.
-		if recover() != nil {
+		// gqlgen answers instead; the panic is logged and counted, since
+		// gqlgen may well answer without one and hide it.
+		if v := recover(); v != nil {
 			served = false
+			p.r.opts.Log.ErrorContext(ctx, "graphql: panic in a compiled operation; gqlgen answers it",
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if p.r.opts.OnPlanPanic != nil {
+				p.r.opts.OnPlanPanic()
+			}
 		}
 	}()
+	var errs gqlerror.List
 	buf := bytes.NewBuffer(make([]byte, 0, 1024))
 	buf.WriteString(`{"data":{`)
 	for i := range pl.roots {
@@ -130,7 +143,18 @@ func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string,
 			return false
 		}
 		m, err := f.lookup(ctx, p.r, args)
-		if err != nil {
+		var u *unavailable
+		switch {
+		case errors.As(err, &u):
+			// Answered here as gqlgen answers it (the field null, the error
+			// presented with its path): handing it to gqlgen would run the
+			// failed lookup a second time.
+			e := p.r.presentError(ctx, err)
+			e.Path = ast.Path{ast.PathName(f.name)}
+			errs = append(errs, e)
+			buf.WriteString("null")
+			continue
+		case err != nil:
 			return false
 		}
 		if m == nil {
@@ -141,6 +165,15 @@ func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string,
 	}
 	buf.WriteString("}}")
 	w.Header().Set("Content-Type", responseType(accept))
+	if len(errs) > 0 {
+		data := buf.Bytes()[len(`{"data":`) : buf.Len()-1]
+		b, err := json.Marshal(&graphql.Response{Errors: errs, Data: data})
+		if err != nil {
+			panic(err) // as postJSON: errors that are not JSON
+		}
+		w.Write(b) //nolint:errcheck // the client is gone
+		return true
+	}
 	w.Write(buf.Bytes()) //nolint:errcheck // the client is gone
 	return true
 }
@@ -199,7 +232,7 @@ func compile(doc *ast.QueryDocument) *plan {
 	}
 	roots := make([]rootField, 0, len(op.SelectionSet))
 	ok := eachField(op.SelectionSet, func(f *ast.Field) bool {
-		root := rootField{key: responseKey(f)}
+		root := rootField{key: responseKey(f), name: f.Alias}
 		switch f.Name {
 		case "__typename":
 			root.typename = true

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"github.com/99designs/gqlgen/graphql"
 	"log/slog"
 	"net/http"
 	"time"
@@ -39,6 +40,9 @@ type Options struct {
 	// by default the message lookups it has validated once are answered from
 	// compiled plans (plans.go).
 	NoCompiledOperations bool
+	// OnPlanPanic counts a panic on the compiled operations' path (gqlgen
+	// then answers the request).
+	OnPlanPanic func()
 	// Streams feeds subscriptions and completes them at shutdown (none:
 	// subscriptions answer that they are off).
 	Streams *Streams
@@ -95,4 +99,7 @@ func (o Options) withDefaults() Options {
 type Resolver struct {
 	db   *db.DB
 	opts Options
+	// presentError is the server's error presenter (errors.go), which the
+	// compiled operations use too.
+	presentError graphql.ErrorPresenterFunc
 }

@@ -30,6 +30,7 @@ type Metrics struct {
 	inFlight *prometheus.GaugeVec
 	cache    *prometheus.CounterVec
 	cacheErr *prometheus.CounterVec
+	plans    prometheus.Counter
 }
 
 // NewMetrics creates a registry with the Go runtime and process collectors,
@@ -58,12 +59,16 @@ func NewMetrics() *Metrics {
 			Namespace: Namespace, Subsystem: "response_cache", Name: "write_errors_total",
 			Help: "Responses that could not be written to the cache store.",
 		}, []string{"store"}),
+		plans: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: Namespace, Subsystem: "graphql", Name: "plan_panics_total",
+			Help: "Panics on the compiled GraphQL operations' path (gqlgen then answered the request).",
+		}),
 	}
 	m.Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildInfo(),
-		m.requests, m.duration, m.inFlight, m.cache, m.cacheErr,
+		m.requests, m.duration, m.inFlight, m.cache, m.cacheErr, m.plans,
 	)
 	return m
 }
@@ -76,6 +81,9 @@ func (m *Metrics) Handler() http.Handler {
 
 // CacheResult counts one response cache lookup.
 func (m *Metrics) CacheResult(store, result string) { m.cache.WithLabelValues(store, result).Inc() }
+
+// PlanPanic counts a panic on the compiled GraphQL operations' path.
+func (m *Metrics) PlanPanic() { m.plans.Inc() }
 
 // CacheWriteError counts one failed cache write.
 func (m *Metrics) CacheWriteError(store string) { m.cacheErr.WithLabelValues(store).Inc() }

@@ -194,6 +194,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 		Log:                  log,
 		NoIntrospection:      !cfg.GraphQLIntrospection,
 		NoCompiledOperations: !cfg.GraphQLCompiled,
+		OnPlanPanic:          ops.metrics.PlanPanic,
 		MaxBodyBytes:         cfg.GraphQLMaxBodyBytes,
 		Streams:              ops.streams,
 		Stream: graph.StreamOptions{

@@ -35,7 +35,7 @@ func demo(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Write
 	start := time.Now()
 	// Bind first: a busy port should fail the demo before any work. Until
 	// the server runs, connections wait in the listen queue.
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := listen(cfg.Listen)
 	if err != nil {
 		return err
 	}
@@ -125,6 +125,20 @@ func demo(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Write
 	fmt.Fprintln(out, "mirrorql demo: stopping")
 	stopLive()
 	return err
+}
+
+// demoListenDefault is where the demo listens unless MIRRORQL_LISTEN says
+// otherwise: this machine only, since the demo is for the person at it.
+const demoListenDefault = "127.0.0.1:8080"
+
+// demoListen is the demo's listen address: listen when MIRRORQL_LISTEN is
+// set, else demoListenDefault (serve's default, every interface, is not
+// the demo's).
+func demoListen(listen string, set bool) string {
+	if set {
+		return listen
+	}
+	return demoListenDefault
 }
 
 // demoLiveTopic is the seeded topic the demo keeps growing on its own

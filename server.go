@@ -31,7 +31,8 @@ commands:
   serve        serve the REST and GraphQL APIs (the default)
   migrate      create or upgrade the database schema (idempotent)
   demo         serve demo data: on a throwaway PostgreSQL cluster of its own when
-               MIRRORQL_DATABASE_URL is unset, else migrate and seed (if empty) that database
+               MIRRORQL_DATABASE_URL is unset, else migrate and seed (if empty) that database;
+               listens on 127.0.0.1:8080 unless MIRRORQL_LISTEN is set
   seed         migrate, then write the deterministic data set (mirrorql seed -h for its flags)
   healthcheck  exit 0 if the service at MIRRORQL_LISTEN is ready, 1 if not
   help         this text
@@ -59,8 +60,12 @@ func main() {
 		os.Exit(2)
 	}
 	tuneGC()
-	if _, set := os.LookupEnv(config.Prefix + "LOG_FORMAT"); cmd == "demo" && !set {
-		cfg.LogFormat = "text" // a person reads the demo's terminal
+	if cmd == "demo" {
+		if _, set := os.LookupEnv(config.Prefix + "LOG_FORMAT"); !set {
+			cfg.LogFormat = "text" // a person reads the demo's terminal
+		}
+		_, set := os.LookupEnv(config.Prefix + "LISTEN")
+		cfg.Listen = demoListen(cfg.Listen, set)
 	}
 	logOut := observe.NewLogBuffer(os.Stderr, 64<<10, cfg.LogFlush)
 	log, err := observe.NewLogger(logOut, cfg.LogFormat, cfg.LogLevel)
@@ -145,7 +150,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	}
 	defer d.Close()
 	d.Health().Log = log
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := listen(cfg.Listen)
 	if err != nil {
 		return err
 	}
@@ -156,6 +161,16 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		}
 	}
 	return runServer(ctx, cfg, d, log, ln)
+}
+
+// listen opens the API's listener on addr. A port someone else holds fails
+// with the variable that moves it named.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		err = fmt.Errorf("%w (set %sLISTEN to another address, e.g. %sLISTEN=127.0.0.1:9090)", err, config.Prefix, config.Prefix)
+	}
+	return ln, err
 }
 
 // runServer serves both faces on ln until ctx is done, then shuts down

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"mirrorql/config"
@@ -26,6 +27,40 @@ func TestAddresses(t *testing.T) {
 		if got := browsable(a, addr); got != want {
 			t.Errorf("browsable(%q) = %q, want %q", addr, got, want)
 		}
+	}
+}
+
+func TestDemoListen(t *testing.T) {
+	if got := demoListen(config.Defaults().Listen, false); got != "127.0.0.1:8080" {
+		t.Errorf("demo without MIRRORQL_LISTEN listens on %q, want 127.0.0.1:8080", got)
+	}
+	if got := demoListen(":9090", true); got != ":9090" {
+		t.Errorf("demo with MIRRORQL_LISTEN=:9090 listens on %q", got)
+	}
+	if got := config.Defaults().Listen; got != ":8080" {
+		t.Errorf("serve's default address is %q, want :8080", got)
+	}
+}
+
+func TestListenBusy(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	addr := busy.Addr().String()
+	ln, err := listen(addr)
+	if err == nil {
+		ln.Close()
+		t.Fatalf("listen on the busy %s succeeded", addr)
+	}
+	want := "listen tcp " + addr + ": bind: address already in use (set MIRRORQL_LISTEN to another address, e.g. MIRRORQL_LISTEN=127.0.0.1:9090)"
+	if err.Error() != want {
+		t.Errorf("listen on a busy port:\n got %s\nwant %s", err, want)
+	}
+	// Other failures are left as they are.
+	if _, err := listen("256.0.0.1:1"); err == nil || strings.Contains(err.Error(), "MIRRORQL_LISTEN") {
+		t.Errorf("listen on a bad address: %v", err)
 	}
 }
 

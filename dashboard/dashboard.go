@@ -40,6 +40,12 @@ var pageSource string
 //go:embed assets/*.js assets/*.css assets/*.svg assets/LICENSE.*
 var files embed.FS
 
+// Favicon is the service's icon (SVG), the dashboard's favicon.svg: the
+// service serves it at /favicon.ico as well, for every page of its own.
+//
+//go:embed assets/favicon.svg
+var Favicon []byte
+
 // asset is an embedded file ready to serve.
 type asset struct {
 	body        []byte

@@ -204,13 +204,19 @@ func ErrorHandler(log func(c echo.Context, err error)) echo.HTTPErrorHandler {
 	}
 }
 
+// ExposedHeaders is the Access-Control-Expose-Headers of every response.
+const ExposedHeaders = "Link, X-Request-Id"
+
 // CORS answers like the `cors` middleware with its defaults: every response
 // allows any origin, and every OPTIONS request (cors treats each as a
-// preflight) gets the method list and 204.
+// preflight) gets the method list and 204. Unlike those defaults, every
+// response also exposes Link (the next page) and X-Request-Id to scripts of
+// another origin, which could not read them otherwise.
 func CORS(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		hdr := c.Response().Header()
 		hdr.Set("Access-Control-Allow-Origin", "*")
+		hdr.Set("Access-Control-Expose-Headers", ExposedHeaders)
 		r := c.Request()
 		if r.Method == http.MethodOptions {
 			hdr.Set("Access-Control-Allow-Methods", "GET,HEAD,PUT,PATCH,POST,DELETE")

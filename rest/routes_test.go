@@ -34,7 +34,8 @@ func TestCORS(t *testing.T) {
 			rec := httptest.NewRecorder()
 			e.ServeHTTP(rec, req)
 			if rec.Code != tt.status || rec.Header().Get("Access-Control-Allow-Origin") != "*" ||
-				rec.Header().Get("Access-Control-Allow-Methods") != tt.methods {
+				rec.Header().Get("Access-Control-Allow-Methods") != tt.methods ||
+				rec.Header().Get("Access-Control-Expose-Headers") != "Link, X-Request-Id" {
 				t.Errorf("%d %v", rec.Code, rec.Header())
 			}
 		})

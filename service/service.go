@@ -5,7 +5,10 @@
 package service
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -126,7 +129,28 @@ const (
 	RouteLiveness  = "/health/liveness"
 	RouteReadiness = "/health/readiness"
 	RouteMetrics   = "/metrics"
+	// RouteFavicon is where browsers look for a site's icon unless a page
+	// names one: the SVG icon of the dashboard.
+	RouteFavicon = "/favicon.ico"
 )
+
+// faviconETag is the strong validator of the icon's bytes.
+var faviconETag = func() string {
+	sum := sha256.Sum256(dashboard.Favicon)
+	return `"` + hex.EncodeToString(sum[:6]) + `"`
+}()
+
+// serveFavicon answers RouteFavicon: the embedded SVG icon, kept by browsers
+// for a week and revalidated by its ETag after.
+func serveFavicon(c echo.Context) error {
+	h := c.Response().Header()
+	h.Set("Content-Type", "image/svg+xml")
+	h.Set("Cache-Control", "public, max-age=604800")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("ETag", faviconETag)
+	http.ServeContent(c.Response(), c.Request(), "", time.Time{}, bytes.NewReader(dashboard.Favicon))
+	return nil
+}
 
 // New assembles both faces over one query layer, with the operator's kit
 // around them; openAPI is the description /api/v1/docs shows.
@@ -150,7 +174,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 		}),
 		middleware.Recover(),
 		rest.CORS,
-		// Request limits (issue 6): 414, 431, 413, and 429 per client IP.
+		// Request limits: 414, 431, 413, and 429 per client IP.
 		limits.Middleware(limits.Options{
 			MaxURLLength: cfg.MaxURLLength, MaxHeaderBytes: cfg.MaxHeaderBytes, MaxBodyBytes: cfg.MaxBodyBytes,
 			RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
@@ -185,7 +209,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 		LimitMax:     cfg.ResponseLimitMax,
 	}).Register(e)
 
-	// --- GraphQL face (issue 3): the API and its GraphiQL explorer ---
+	// --- GraphQL face: the API and its GraphiQL explorer ---
 	gql := echo.WrapHandler(graph.NewHandler(d, graph.Options{
 		Defaults:             model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
 		LimitDefault:         cfg.ResponseLimitDef,
@@ -222,6 +246,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 		return c.JSON(http.StatusOK, map[string]string{"status": "UP"})
 	})
 	apidocs.Register(e, openAPI)
+	e.Match([]string{http.MethodGet, http.MethodHead}, RouteFavicon, serveFavicon)
 	e.GET(RouteMetrics, echo.WrapHandler(ops.metrics.Handler()))
 	return e
 }

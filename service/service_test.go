@@ -1,8 +1,11 @@
 package service
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -10,6 +13,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"mirrorql/config"
+	"mirrorql/dashboard"
+	"mirrorql/db"
 	"mirrorql/rest"
 )
 
@@ -96,5 +102,56 @@ func TestComposedOnce(t *testing.T) {
 	}
 	if built != 1 {
 		t.Errorf("the chain was built %d times, want once", built)
+	}
+}
+
+// The service answers /favicon.ico with the dashboard's SVG icon, kept by
+// browsers, and exposes Link and X-Request-Id to other origins.
+func TestFavicon(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.LiveEnabled, cfg.CacheEnabled = false, false
+	// No query is made: a database nobody answers at will do.
+	cfg.DatabaseURL = "postgres://nobody@127.0.0.1:1/none?sslmode=disable"
+	d, err := db.Open(db.Options{URL: cfg.DatabaseURL, Driver: cfg.DBDriver, PoolSize: 1,
+		StatementTimeout: time.Second, ConnectTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	log := slog.New(slog.DiscardHandler)
+	ops, err := NewOperations(context.Background(), cfg, d, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ops.Close()
+	e := New(cfg, d, log, ops, []byte("openapi: 3.0.3\n"))
+
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest(method, RouteFavicon, nil))
+		h := rec.Header()
+		if rec.Code != http.StatusOK || h.Get("Content-Type") != "image/svg+xml" ||
+			h.Get("Cache-Control") != "public, max-age=604800" || h.Get("ETag") == "" {
+			t.Errorf("%s %s: %d %v", method, RouteFavicon, rec.Code, h)
+		}
+		if method == http.MethodGet && !bytes.Equal(rec.Body.Bytes(), dashboard.Favicon) {
+			t.Errorf("GET %s: body %q", RouteFavicon, rec.Body.String())
+		}
+		if got := h.Get("Access-Control-Expose-Headers"); got != "Link, X-Request-Id" {
+			t.Errorf("%s %s: Access-Control-Expose-Headers %q", method, RouteFavicon, got)
+		}
+		if method == http.MethodGet {
+			// Revalidation after the week: 304.
+			req := httptest.NewRequest(method, RouteFavicon, nil)
+			req.Header.Set("If-None-Match", h.Get("ETag"))
+			rec = httptest.NewRecorder()
+			e.ServeHTTP(rec, req)
+			if rec.Code != http.StatusNotModified {
+				t.Errorf("GET %s with its ETag: %d", RouteFavicon, rec.Code)
+			}
+		}
+	}
+	if !bytes.HasPrefix(dashboard.Favicon, []byte("<svg")) {
+		t.Errorf("the icon is not an SVG: %.40q", dashboard.Favicon)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -222,6 +223,63 @@ func TestDemo(t *testing.T) {
 	if strings.Contains(d.logs.String(), "cannot append to the live topic") {
 		t.Errorf("a write to the live topic failed:\n%s", d.logs.String())
 	}
+}
+
+// TestDemoBusyPort runs serve and the demo where their port is taken: each
+// fails at once, saying which variable moves it. Without MIRRORQL_LISTEN the
+// demo's port is 127.0.0.1:8080, which the test holds (or skips the case when
+// something else does).
+func TestDemoBusyPort(t *testing.T) {
+	run := func(t *testing.T, cmdName string, env ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, binary(t), cmdName)
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "MIRRORQL_") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(cmd.Env, env...)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Fatalf("%s on a busy port: %v (want exit status 1)\n%s", cmdName, err, out)
+		}
+		return string(out)
+	}
+	hint := ": bind: address already in use (set MIRRORQL_LISTEN to another address, e.g. MIRRORQL_LISTEN=127.0.0.1:9090)"
+
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	addr := busy.Addr().String()
+	for _, c := range []string{"serve", "demo"} {
+		t.Run(c, func(t *testing.T) {
+			// A database nobody answers at: serve and the demo must fail on the port first.
+			out := run(t, c, "MIRRORQL_LISTEN="+addr, "MIRRORQL_DATABASE_URL=postgres://nobody@127.0.0.1:1/none?sslmode=disable")
+			if !strings.Contains(out, "listen tcp "+addr+hint) {
+				t.Errorf("%s on the busy %s said:\n%s", c, addr, out)
+			}
+		})
+	}
+
+	t.Run("demo default address", func(t *testing.T) {
+		held, err := net.Listen("tcp", "127.0.0.1:8080")
+		if err != nil {
+			t.Skipf("127.0.0.1:8080 is not the test's to hold: %v", err)
+		}
+		defer held.Close()
+		out := run(t, "demo")
+		if !strings.Contains(out, "listen tcp 127.0.0.1:8080"+hint) {
+			t.Errorf("the demo without MIRRORQL_LISTEN, 127.0.0.1:8080 taken, said:\n%s", out)
+		}
+		if strings.Contains(out, "PostgreSQL") {
+			t.Errorf("the demo started PostgreSQL before finding its port taken:\n%s", out)
+		}
+	})
 }
 
 func TestDemoOnGivenDatabase(t *testing.T) {

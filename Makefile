@@ -41,7 +41,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 10s)
 		done; \
 	done
 
-conformance: build ## replay the shared conformance cases against the built service
+conformance: build ## replay the conformance cases (tests/testdata/conformance, a copy of shared/) against the built service
 	$(GO) test ./tests -run 'TestREST/conformance' -count=1 -v -timeout $(TEST_TIMEOUT)
 
 # Not part of `make test`: creates the databases mirrorql_bench and

@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"mirrorql/rest"
+	"mirrorql/tests/prereq"
 )
 
 // clock is a settable time for the memory store.
@@ -278,7 +279,7 @@ func redisOrSkip(t *testing.T) *Redis {
 	defer cancel()
 	if err := r.Ping(ctx); err != nil {
 		r.Close()
-		t.Skipf("no Redis answers at 127.0.0.1:6379 (%v): skipping the Redis store test", err)
+		prereq.Missingf(t, "no Redis answers at 127.0.0.1:6379 (%v): the Redis store test needs it (.ci/run starts redis-server)", err)
 	}
 	t.Cleanup(func() { _ = r.Close() })
 	return r

@@ -44,7 +44,7 @@ func TestLingerClose(t *testing.T) {
 					<-release
 					return
 				}
-				time.Sleep(tt.serverDelay)
+				time.Sleep(tt.serverDelay) // the scenario: a server slow to close its side
 			}()
 			var d net.Dialer
 			c, err := lingerDial(d.DialContext)(context.Background(), "tcp", ln.Addr().String())

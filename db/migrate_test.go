@@ -394,9 +394,9 @@ func openAs(t *testing.T, url, role string) *bun.DB {
 func TestConformanceData(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
-	dirs, _ := filepath.Glob(filepath.Join(root, "..", "shared", "conformance", "*", "data.sql"))
+	dirs, _ := filepath.Glob(filepath.Join(root, "tests", "testdata", "conformance", "*", "data.sql"))
 	if len(dirs) == 0 {
-		t.Skip("no ../shared/conformance/*/data.sql next to the repository")
+		t.Fatal("no tests/testdata/conformance/*/data.sql (see tests/testdata/README.md)")
 	}
 	for _, file := range dirs {
 		dir := filepath.Dir(file)

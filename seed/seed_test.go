@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -734,18 +735,44 @@ func TestTimelineOrder(t *testing.T) {
 	}
 }
 
-// TestSeedTiming loads 200,000 messages and logs the rate (not asserted).
-func TestSeedTiming(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
-	}
+// BenchmarkSeed loads 200,000 messages (with their transactions) into a
+// fresh database per iteration, sequentially and in parallel, and reports
+// the rate; the database is created and migrated outside the timer.
+//
+//	go test ./seed -run '^$' -bench BenchmarkSeed -benchtime 1x
+func BenchmarkSeed(b *testing.B) {
 	o := DefaultOptions()
 	o.HotTopicMessages = 100_000
 	o.MessagesPerTopic = 5264 // 100,000 + 19 × 5,264 = 200,016 messages
 	for _, parallel := range []bool{false, true} {
-		_, st := seed(t, o, parallel)
-		t.Logf("parallel=%v: %v", parallel, st)
-		t.Logf("parallel=%v: %.0f messages/s (with their transactions)", parallel, float64(st.TopicMessages)/st.Elapsed.Seconds())
+		b.Run(fmt.Sprintf("parallel=%v", parallel), func(b *testing.B) {
+			var messages int64
+			var elapsed time.Duration
+			for range b.N {
+				b.StopTimer()
+				url, _ := testdb.New(b)
+				ctx := context.Background()
+				conn, err := pgx.Connect(ctx, url)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				var st Stats
+				if parallel {
+					st, err = RunURL(ctx, url, o)
+				} else {
+					st, err = Run(ctx, conn, o)
+				}
+				b.StopTimer()
+				_ = conn.Close(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				messages += st.TopicMessages
+				elapsed += st.Elapsed
+			}
+			b.ReportMetric(float64(messages)/elapsed.Seconds(), "messages/s")
+		})
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"mirrorql/tests/prereq"
 )
 
 // The browser tests' Chromium: found, never installed by a test (.ci/run
@@ -28,10 +30,7 @@ import (
 // is optional there; elsewhere the test is skipped.
 func skipOrFailInCI(t testing.TB, why string) {
 	t.Helper()
-	if ci := os.Getenv("CI"); ci != "" && ci != "false" && ci != "0" {
-		t.Fatal(why)
-	}
-	t.Skip(why)
+	prereq.Missing(t, why)
 }
 
 // chromiumPath finds Chromium (Debian package chromium); without it the

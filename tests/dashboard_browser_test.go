@@ -183,7 +183,13 @@ func TestDashboardInBrowser(t *testing.T) {
 	waitSubscribed(t, srv, 0)
 	appendMessages(t, b, liveRow{Topic: dashTopic, Text: "committed while the page was cut off (1)"})
 	appendMessages(t, b, liveRow{Topic: dashTopic, Text: "committed while the page was cut off (2)"})
-	time.Sleep(1500 * time.Millisecond) // a failed retry or two
+	// A failed retry: wait until a reconnection attempt of the page, made
+	// after those commits, has been turned away (its back-off starts at 0.5 s).
+	for deadline, turned := time.Now().Add(15*time.Second), proxy.turnedAway(); proxy.turnedAway() <= turned; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the page made no reconnection attempt within 15 s of the cut")
+		}
+	}
 	proxy.restore()
 	tab.until("the feed live again with what it missed", `document.getElementById('live').dataset.state === 'live' &&
 		document.querySelector('#feed li.msg').dataset.seq === '8'`, 40*time.Second)
@@ -202,7 +208,8 @@ func TestDashboardInBrowser(t *testing.T) {
 	tab.step("laptop width", 5*time.Second, chromedp.EmulateViewport(1280, 900))
 	tab.until("the topic view at laptop width", fits(1280), 5*time.Second)
 	if screenshotDir() != "" {
-		time.Sleep(3200 * time.Millisecond) // the new messages' highlight fades
+		// the new messages' highlight (CSS animation "fresh", 3 s) fades
+		tab.until("the highlight faded", `!document.getAnimations().some(a => a.animationName === 'fresh')`, 10*time.Second)
 	}
 	tab.screenshot("dashboard.png")
 	tab.step("phone width", 5*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
@@ -255,6 +262,7 @@ type cutProxy struct {
 	mu     sync.Mutex
 	down   bool
 	conns  map[net.Conn]bool
+	turned int // connections turned away while cut
 }
 
 func newCutProxy(t *testing.T, target string) *cutProxy {
@@ -319,6 +327,7 @@ func (p *cutProxy) track(c net.Conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.down {
+		p.turned++
 		return false
 	}
 	p.conns[c] = true
@@ -332,6 +341,13 @@ func (p *cutProxy) cut() {
 	for c := range p.conns {
 		_ = c.Close()
 	}
+}
+
+// turnedAway is how many connections the proxy refused while cut.
+func (p *cutProxy) turnedAway() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.turned
 }
 
 func (p *cutProxy) restore() {

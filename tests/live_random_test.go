@@ -87,7 +87,7 @@ func TestLiveRandom(t *testing.T) {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(seed, uint64(w)+1))
 			for {
-				time.Sleep(time.Duration(20+r.IntN(100)) * time.Millisecond)
+				time.Sleep(time.Duration(20+r.IntN(100)) * time.Millisecond) // the scenario: random pauses between commits
 				n := 1 + r.IntN(5)
 				rows := l.allocateBefore(writeUntil, n, func() int64 { return topics[r.IntN(len(topics))] })
 				if rows == nil {
@@ -124,7 +124,7 @@ func TestLiveRandom(t *testing.T) {
 	var conn *wsClient
 	onConn := 0
 	for _, s := range subs {
-		time.Sleep(time.Until(start.Add(s.at)))
+		time.Sleep(time.Until(start.Add(s.at))) // the scenario: each subscription opens at its scheduled time
 		s.choose(rng, l, topics, writeUntil)
 		q := subscriptionQuery(s.args())
 		s.sent = time.Now().UnixNano()
@@ -171,7 +171,7 @@ func TestLiveRandom(t *testing.T) {
 	for _, s := range subs {
 		maxEnd = max(maxEnd, s.end)
 	}
-	time.Sleep(time.Until(time.Unix(0, maxEnd).Add(10 * time.Millisecond)))
+	time.Sleep(time.Until(time.Unix(0, maxEnd).Add(10 * time.Millisecond))) // the scenario: past every consensusEndTime on the wall clock
 	for _, topic := range topics {
 		need := 1
 		for _, s := range subs {
@@ -449,7 +449,7 @@ func randomCommit(ctx context.Context, b *bun.DB, rows []randomRow, hold time.Du
 		}
 	}
 	if hold > 0 {
-		time.Sleep(hold)
+		time.Sleep(hold) // the scenario: a transaction held open before its commit
 	}
 	return tx.Commit()
 }

@@ -78,7 +78,12 @@ func TestLiveSameMillisecondAndLateGap(t *testing.T) {
 	// earlier: the poller has moved past 4's time when it arrives.
 	now := time.Now().UnixNano()
 	appendMessages(t, b, liveRow{Topic: 502, Seq: 5, Ts: now + 2000})
-	time.Sleep(300 * time.Millisecond) // a poll interval: the poller must have seen 5 first
+	// The poller must have seen 5 first: wait until a poll that began after
+	// 5's commit has been processed. Polls run one after another, so of the
+	// polls counted from now, the second began after the commit and is
+	// processed once the third has ended.
+	polls := metricValue(t, srv.URL, "mirrorql_live_poll_duration_seconds", nil)
+	waitMetricAtLeast(t, srv.URL, "mirrorql_live_poll_duration_seconds", nil, polls+3, 10*time.Second)
 	appendMessages(t, b, liveRow{Topic: 502, Seq: 4, Ts: now + 1000})
 	consecutive(t, "late gap", takeN(t, ch, 2, 10*time.Second), 4)
 }

@@ -645,6 +645,6 @@ func TestRequestLimits(t *testing.T) {
 	}
 	check("liveness is exempt", fuzzRequest{method: "GET", target: "/health/liveness"}, http.StatusOK)
 	check("readiness is exempt", fuzzRequest{method: "GET", target: "/health/readiness"}, http.StatusOK)
-	time.Sleep(time.Second)
+	time.Sleep(time.Second) // the scenario: wait exactly the Retry-After (1 s) the server asked for
 	check("served again after Retry-After", fuzzRequest{method: "GET", target: "/api/v1/schedules"}, http.StatusOK)
 }

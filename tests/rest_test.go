@@ -19,7 +19,9 @@ import (
 	"mirrorql/tests/testdb"
 )
 
-const conformanceDir = "../../shared/conformance"
+// conformanceDir holds the in-repository copy of the project's shared
+// conformance suite (see testdata/README.md), so a clone alone runs it.
+const conformanceDir = "testdata/conformance"
 
 // conformanceCase is one recorded request and the mirror node's answer.
 type conformanceCase struct {
@@ -34,13 +36,12 @@ type conformanceDirMeta struct {
 	Truncate []string `json:"truncate"`
 }
 
-// conformanceFolders lists the recorded case folders, or skips the test when
-// the shared material is not beside the repository.
+// conformanceFolders lists the recorded case folders; an empty list fails.
 func conformanceFolders(t *testing.T) []string {
 	t.Helper()
 	dirs, _ := filepath.Glob(filepath.Join(conformanceDir, "*", "cases.json"))
 	if len(dirs) == 0 {
-		t.Skipf("no conformance cases at %s (the shared/ folder is not beside the repository)", conformanceDir)
+		t.Fatalf("no conformance cases at %s (see testdata/README.md)", conformanceDir)
 	}
 	for i := range dirs {
 		dirs[i] = filepath.Dir(dirs[i])
@@ -259,4 +260,49 @@ func randomRequest(rng *rand.Rand) string {
 		return path
 	}
 	return path + "?" + q.String()
+}
+
+// TestConformanceCopyMatchesShared: the in-repository copy of the conformance
+// suite (testdata/conformance) is byte-identical to the project's
+// shared/conformance whenever that folder is beside the repository. A clone
+// alone has no ../shared: there is nothing to compare, and the copy is what
+// every conformance test runs.
+func TestConformanceCopyMatchesShared(t *testing.T) {
+	const shared = "../../shared/conformance"
+	if _, err := os.Stat(shared); err != nil {
+		t.Logf("no %s beside the repository: nothing to compare the copy with", shared)
+		return
+	}
+	files := func(root string) map[string][]byte {
+		m := map[string][]byte{}
+		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			m[rel] = data
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	want, got := files(shared), files(conformanceDir)
+	for name, data := range want {
+		if g, ok := got[name]; !ok {
+			t.Errorf("%s: missing from %s", name, conformanceDir)
+		} else if !bytes.Equal(g, data) {
+			t.Errorf("%s: differs from %s (refresh the copy, see testdata/README.md)", name, shared)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s: in %s but not in %s", name, conformanceDir, shared)
+		}
+	}
 }

@@ -20,11 +20,18 @@ import (
 // New returns the service's handler over d with the default settings.
 // Request logs are formatted (as the service does at its default level
 // "info") and written to logTo; nil means io.Discard.
-func New(d *db.DB, logTo io.Writer) *echo.Echo {
+func New(d *db.DB, logTo io.Writer) *echo.Echo { return NewWith(d, logTo, nil) }
+
+// NewWith is New with the default settings changed by edit (nil: none), e.g.
+// the schedules response cache turned off (MIRRORQL_CACHE_ENABLED=false).
+func NewWith(d *db.DB, logTo io.Writer, edit func(*config.Config)) *echo.Echo {
 	if logTo == nil {
 		logTo = io.Discard
 	}
 	cfg := config.Defaults()
+	if edit != nil {
+		edit(&cfg)
+	}
 	log, err := observe.NewLogger(logTo, cfg.LogFormat, cfg.LogLevel)
 	if err != nil {
 		log = slog.New(slog.NewJSONHandler(logTo, nil))

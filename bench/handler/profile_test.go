@@ -109,6 +109,18 @@ func BenchmarkListGt100(b *testing.B) {
 	})
 }
 
+// BenchmarkTopic is REST topic details (rest-java's route) of a random topic
+// of the 100, as `make bench` drives it.
+func BenchmarkTopic(b *testing.B) {
+	run(b, func(r *rand.Rand) string { return fmt.Sprintf("/api/v1/topics/0.0.%d", 2001+r.IntN(100)) })
+}
+
+// BenchmarkSchedule is REST schedule by id of a random one of the benchmark
+// data set's 20,000 schedules (0.0.3001 on).
+func BenchmarkSchedule(b *testing.B) {
+	run(b, func(r *rand.Rand) string { return fmt.Sprintf("/api/v1/schedules/0.0.%d", 3001+r.IntN(20_000)) })
+}
+
 // graphQL is a POST /graphql of query with variables, as the load test sends.
 func graphQL(query string, vars map[string]any) *http.Request {
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
@@ -122,6 +134,10 @@ const (
 		`consensusTimestamp topicId sequenceNumber message runningHash runningHashVersion payerAccountId ` +
 		`chunkInfo { number total initialTransactionId { accountId nonce scheduled transactionValidStart } } } }`
 	gqlPageQuery = `query($t: EntityId!) { topicMessages(topicId: $t, first: 100) { nodes { sequenceNumber topic { id memo } } } }`
+	// gqlActivityQuery is the activity route's query; its window is the hot
+	// topic's history (BenchmarkGraphQLActivity reads it from the database).
+	gqlActivityQuery = `query($t: EntityId!, $from: Timestamp!, $to: Timestamp!, $b: Int!) { topic(id: $t) { ` +
+		`activity(from: $from, to: $to, buckets: $b) { messages } } }`
 )
 
 func BenchmarkGraphQLMessage(b *testing.B) {
@@ -134,6 +150,21 @@ func BenchmarkGraphQLPage(b *testing.B) {
 	runRequests(b, func(r *rand.Rand) *http.Request {
 		return graphQL(gqlPageQuery, map[string]any{"t": fmt.Sprintf("0.0.%d", 2001+r.IntN(100))})
 	})
+}
+
+// BenchmarkGraphQLActivity is the activity query of `make bench`: the hot
+// topic's whole history (first message to last + 1 ns) in 96 buckets, the
+// same request every time.
+func BenchmarkGraphQLActivity(b *testing.B) {
+	d := open(b)
+	var from, to int64
+	if err := d.Bun().QueryRowContext(b.Context(), `SELECT min(consensus_timestamp), max(consensus_timestamp) + 1
+		FROM topic_message WHERE topic_id = 2001`).Scan(&from, &to); err != nil {
+		b.Fatal(err)
+	}
+	ts := func(ns int64) string { return fmt.Sprintf("%d.%09d", ns/1e9, ns%1e9) }
+	vars := map[string]any{"t": hotTopic, "from": ts(from), "to": ts(to), "b": 96}
+	runRequests(b, func(*rand.Rand) *http.Request { return graphQL(gqlActivityQuery, vars) })
 }
 
 // samplePeaks samples the live heap and the goroutine stacks every 2 ms and,

@@ -16,12 +16,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"mirrorql/tests/prereq"
 )
 
 func TestFindBinaries(t *testing.T) {
 	dir, err := FindBinaries()
 	if errors.Is(err, ErrNotInstalled) {
-		t.Skip(err)
+		prereq.Missing(t, err.Error())
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +68,7 @@ func TestDebianBinDirsOrder(t *testing.T) {
 
 func TestStartStop(t *testing.T) {
 	if _, err := FindBinaries(); errors.Is(err, ErrNotInstalled) {
-		t.Skip(err)
+		prereq.Missing(t, err.Error())
 	}
 	ctx := context.Background()
 	c, err := Start(ctx, Options{Database: "cluster_test", Settings: map[string]string{"application_name": "pgcluster_test"}})
@@ -125,7 +127,7 @@ func TestStartStop(t *testing.T) {
 // same port and data directory: the data survives, Stop still cleans up.
 func TestStopStartServer(t *testing.T) {
 	if _, err := FindBinaries(); errors.Is(err, ErrNotInstalled) {
-		t.Skip(err)
+		prereq.Missing(t, err.Error())
 	}
 	ctx := context.Background()
 	c, err := Start(ctx, Options{Database: "restart_test"})
@@ -244,7 +246,7 @@ func TestOwnerKilled(t *testing.T) {
 		t.Skip("parent-death signal is Linux only")
 	}
 	if _, err := FindBinaries(); errors.Is(err, ErrNotInstalled) {
-		t.Skip(err)
+		prereq.Missing(t, err.Error())
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOwnerKilled$")
 	cmd.Env = append(os.Environ(), "PGCLUSTER_TEST_OWNER=1")

@@ -21,9 +21,9 @@ type plan struct {
 	text  string
 }
 
-// explainPlans serves one request of each measured message route through the
-// REST handlers in process, records the statements they send and explains
-// each: the plans are those of the exact SQL the service issues.
+// explainPlans serves one request of each route of floorPaths through the
+// service's handler in process, records the statements they send and
+// explains each: the plans are those of the exact SQL the service issues.
 func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 	qdb, rec, err := recordingDB(d)
 	if err != nil {
@@ -34,7 +34,7 @@ func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 	hot := o.TopicMessages(0)
 	var out []plan
 	explainSent := func(route, path string, stmts []db.Statement) error {
-		for _, stmt := range stmts {
+		for i, stmt := range stmts {
 			conn, err := qdb.Bun().DB.Conn(ctx)
 			if err != nil {
 				return err
@@ -44,17 +44,28 @@ func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 			if err != nil {
 				return err
 			}
-			out = append(out, plan{route: route, path: path, sql: statementText(stmt), text: text})
+			sent := path
+			if len(stmts) > 1 {
+				sent = fmt.Sprintf("%s (statement %d of %d)", path, i+1, len(stmts))
+			}
+			out = append(out, plan{route: route, path: sent, sql: statementText(stmt), text: text})
 		}
 		return nil
 	}
-	paths := messagePaths(d)
+	paths := floorPaths(d)
 	sent, err := sentStatements(ctx, qdb, rec, paths)
 	if err != nil {
 		return nil, err
 	}
 	for i, p := range paths {
-		if err := explainSent(p.route, "`GET "+p.path+"`", sent[i]); err != nil {
+		shown := "`GET " + p.path + "`"
+		if p.shown != "" {
+			shown = p.shown
+		}
+		if p.uncached {
+			shown += " (response cache off)"
+		}
+		if err := explainSent(p.route, shown, sent[i]); err != nil {
 			return out, err
 		}
 	}

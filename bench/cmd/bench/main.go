@@ -19,6 +19,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -26,6 +27,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"math/rand/v2"
 	"net"
@@ -68,6 +70,7 @@ type flags struct {
 	scalingDuration time.Duration
 	targetRounds    int
 	targetDuration  time.Duration
+	shortDuration   time.Duration
 	cluster         bool
 	sharedBuffers   string
 	// soak mode (soak.go)
@@ -101,6 +104,8 @@ func parseFlags() flags {
 	flag.DurationVar(&f.scalingDuration, "scaling-duration", 4*time.Second, "measured window of each scaling phase")
 	flag.IntVar(&f.targetRounds, "target-rounds", 3, "paired rounds of the pgbench floor and the target routes (rounds.go; 0 for none)")
 	flag.DurationVar(&f.targetDuration, "target-duration", 5*time.Second, "measured window of each phase of a paired round")
+	flag.DurationVar(&f.shortDuration, "short-duration", 2*time.Second,
+		"measured window of the short phases: the paired rounds' topic, schedule and activity phases (rounds.go: shortRound) and the activity route's scaling phases")
 	flag.StringVar(&f.routesOnly, "routes", "", "comma-separated route names to run (default all)")
 	flag.DurationVar(&f.soak, "soak", 0, "instead of the suite, the soak benchmark for this long (`make soak`): one service, mixed routes at saturation, sampled over time; implies -reuse")
 	flag.DurationVar(&f.soakInterval, "soak-interval", 10*time.Second, "sampling interval of -soak")
@@ -164,6 +169,9 @@ type dataset struct {
 	seedT time.Duration
 	vacT  time.Duration
 	size  string
+	// the hot topic's history, read from the database once seeded: what
+	// the activity route asks for
+	window hotWindow
 	// pre-seeded by an earlier run (-reuse)
 	reused  bool
 	seedCmd string
@@ -284,10 +292,38 @@ func run(ctx context.Context, f flags) error {
 	defer svc.stop()
 	rep.startup = svc.ready
 	log.Printf("service pid %d ready in %v", svc.pid, svc.ready.Round(time.Millisecond))
-	routes := buildRoutes(large.opts, svc.host)
+	routes := buildRoutes(large.opts, svc.host, large.window)
 	rep.graphql = svc.hasGraphQL(ctx)
 	if err := checkRoutes(ctx, svc, routes, rep.graphql); err != nil {
 		return err
+	}
+	// Routes measured on a service of their own (route.serviceEnv), started
+	// at their first phase and stopped after the pass.
+	others := map[string]*service{}
+	defer func() {
+		for _, s := range others {
+			s.stop()
+		}
+	}()
+	serviceFor := func(r route) (*service, error) {
+		if len(r.serviceEnv) == 0 {
+			return svc, nil
+		}
+		key := strings.Join(r.serviceEnv, ",")
+		if s := others[key]; s != nil {
+			return s, nil
+		}
+		of := f
+		of.serviceEnv = append(slices.Clone(f.serviceEnv), r.serviceEnv...)
+		s, err := startService(ctx, of, large.url)
+		if err != nil {
+			return nil, err
+		}
+		others[key] = s
+		log.Printf("service pid %d (%s) ready in %v", s.pid, key, s.ready.Round(time.Millisecond))
+		// (its requests name the main service in their Host header: no
+		// route's answer depends on it)
+		return s, checkRoutes(ctx, s, []route{r}, rep.graphql)
 	}
 	var alone *service
 	var aloneR route
@@ -307,14 +343,23 @@ func run(ctx context.Context, f flags) error {
 			rep.rows = append(rep.rows, m)
 		}
 		for _, r := range routes {
-			if !f.wants(r.name) || (r.graphql && !rep.graphql) {
+			if !f.wants(r.name) || (r.graphql && !rep.graphql) || (r.firstConnsOnly && n != f.conns[0]) {
 				continue
 			}
-			m, err := measure(ctx, svc, r, n, f, mon)
+			s, err := serviceFor(r)
+			if err != nil {
+				return fmt.Errorf("%s: %w", r.name, err)
+			}
+			m, err := measure(ctx, s, r, n, f, mon)
 			if err != nil {
 				return fmt.Errorf("%s at %d connections: %w", r.name, n, err)
 			}
 			rep.rows = append(rep.rows, m)
+		}
+	}
+	for key, s := range others {
+		if err := s.stop(); err != nil {
+			log.Printf("service (%s) exit: %v", key, err)
 		}
 	}
 	if f.floor && f.targetRounds > 0 {
@@ -348,8 +393,14 @@ func run(ctx context.Context, f flags) error {
 		}
 		defer ssvc.stop() // on the error paths; stopped below otherwise
 		stopAlso = ssvc
-		sroutes := buildRoutes(small.opts, ssvc.host)
-		if err := checkRoutes(ctx, ssvc, sroutes, false); err != nil {
+		sroutes := buildRoutes(small.opts, ssvc.host, small.window)
+		var scaled []route
+		for _, r := range sroutes {
+			if r.scaling {
+				scaled = append(scaled, r)
+			}
+		}
+		if err := checkRoutes(ctx, ssvc, scaled, rep.graphql); err != nil {
 			return err
 		}
 		// Alternating pairs, several rounds, medians: one noisy phase must not
@@ -357,8 +408,12 @@ func run(ctx context.Context, f flags) error {
 		sf := f
 		sf.duration = f.scalingDuration
 		for i, r := range sroutes {
-			if !r.scaling || !f.wants(r.name) {
+			if !r.scaling || !f.wants(r.name) || (r.graphql && !rep.graphql) {
 				continue
+			}
+			sf := sf
+			if r.scaleP50 { // p50 and CPU per request settle sooner than p99
+				sf.duration = f.shortDuration
 			}
 			var ls, ms []measurement
 			for range f.scalingRounds {
@@ -548,6 +603,13 @@ func (d *dataset) describe(ctx context.Context) error {
 			return err
 		}
 	}
+	// The activity route's window: the hot topic's first message to just
+	// after its last, as the database holds them.
+	err = c.QueryRow(ctx, `select coalesce(min(consensus_timestamp), 0), coalesce(max(consensus_timestamp) + 1, 0), count(*)
+		from topic_message where topic_id = $1`, d.opts.TopicID(0)).Scan(&d.window.from, &d.window.to, &d.window.messages)
+	if err != nil {
+		return fmt.Errorf("the hot topic's history: %w", err)
+	}
 	return c.QueryRow(ctx, "select pg_size_pretty(pg_database_size(current_database()))").Scan(&d.size)
 }
 
@@ -733,8 +795,27 @@ type route struct {
 	reqs    [][]byte
 	graphql bool
 	scaling bool // also measured on the 10,000-message data set
-	check   func([]byte) bool
+	// scaleP50: its scaling target is on p50 and service CPU per request
+	// rather than p99
+	scaleP50 bool
+	// firstConnsOnly: measured at the first connection count only
+	firstConnsOnly bool
+	// serviceEnv: measured on a service of its own with these settings
+	// added (NAME=value), started for its phases
+	serviceEnv []string
+	check      func([]byte) bool
+	// verify, if set, checks one response when the routes are checked
+	verify func([]byte) error
 }
+
+// hotWindow is the hot topic's history in the database: its first
+// message's consensus timestamp, its last one's plus 1 ns, and how many
+// messages lie between.
+type hotWindow struct{ from, to, messages int64 }
+
+// activityBuckets is the activity route's bucket count (96: a day in
+// quarter hours, as a dashboard would ask).
+const activityBuckets = 96
 
 const requestsPerRoute = 1 << 15
 
@@ -752,9 +833,44 @@ const (
 		`consensusTimestamp topicId sequenceNumber message runningHash runningHashVersion payerAccountId ` +
 		`chunkInfo { number total initialTransactionId { accountId nonce scheduled transactionValidStart } } } }`
 	gqlPageQuery = `query($t: EntityId!) { topicMessages(topicId: $t, first: 100) { nodes { sequenceNumber topic { id memo } } } }`
+	// gqlActivityQuery: message counts of a topic in equal buckets of a window.
+	gqlActivityQuery = `query($t: EntityId!, $from: Timestamp!, $to: Timestamp!, $b: Int!) { topic(id: $t) { ` +
+		`activity(from: $from, to: $to, buckets: $b) { messages } } }`
 )
 
-func buildRoutes(o seed.Options, host string) []route {
+// activityTotal checks an activity answer: buckets counts that add up to want.
+func activityTotal(want int64) func([]byte) error {
+	return func(body []byte) error {
+		var resp struct {
+			Data struct {
+				Topic *struct {
+					Activity []struct {
+						Messages int64 `json:"messages"`
+					} `json:"activity"`
+				} `json:"topic"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(body, &resp); err != nil {
+			return err
+		}
+		if resp.Data.Topic == nil || len(resp.Data.Topic.Activity) != activityBuckets {
+			return fmt.Errorf("not %d buckets: %.200s", activityBuckets, body)
+		}
+		var n int64
+		for _, b := range resp.Data.Topic.Activity {
+			n += b.Messages
+		}
+		if n != want {
+			return fmt.Errorf("the buckets count %d messages, the window holds %d", n, want)
+		}
+		return nil
+	}
+}
+
+// buildRoutes are the routes on the data set of o served at host; w is the
+// hot topic's history as the database holds it (the activity route's
+// window; zero: as the seed's layout places it).
+func buildRoutes(o seed.Options, host string, w hotWindow) []route {
 	rng := rand.New(rand.NewPCG(uint64(o.Seed), 5))
 	hot := o.TopicMessages(0)
 	hotID := entity(seed.FirstTopicNum)
@@ -785,7 +901,12 @@ func buildRoutes(o seed.Options, host string) []route {
 		return 1 + int(k/per), k%per + 1
 	}
 	firstSchedule := o.FirstScheduleNum()
-	return []route{
+	if w == (hotWindow{}) {
+		w = hotWindow{from: o.MessageTimestamp(0, 1), to: o.MessageTimestamp(0, hot) + 1, messages: hot}
+	}
+	activityVars := map[string]any{"t": hotID, "from": timestamp(w.from), "to": timestamp(w.to), "b": activityBuckets}
+	activity := gql(gqlActivityQuery, activityVars)
+	routes := []route{
 		{name: "by-sequence", title: "REST by sequence", scaling: true,
 			example: "/api/v1/topics/" + hotID + "/messages/{1…" + strconv.FormatInt(hot, 10) + "}",
 			reqs:    gen(func() []byte { return get("/api/v1/topics/%s/messages/%d", hotID, 1+rng.Int64N(hot)) })},
@@ -811,6 +932,11 @@ func buildRoutes(o seed.Options, host string) []route {
 			reqs: gen(func() []byte {
 				return get("/api/v1/schedules?schedule.id=gte:%s&limit=25", entity(firstSchedule+rng.Int64N(int64(max(o.Schedules-25, 1)))))
 			})},
+		// The same requests to a service without the response cache: every
+		// request is answered by the database (its two statements).
+		{name: "schedules-uncached", title: "REST schedules list, uncached", firstConnsOnly: true,
+			serviceEnv: []string{"MIRRORQL_CACHE_ENABLED=false"},
+			example:    "/api/v1/schedules?schedule.id=gte:{random schedule}&limit=25 to a service with `MIRRORQL_CACHE_ENABLED=false`"},
 		{name: "schedule", title: "REST schedule by id",
 			example: "/api/v1/schedules/{random schedule}",
 			reqs: gen(func() []byte {
@@ -826,7 +952,18 @@ func buildRoutes(o seed.Options, host string) []route {
 			reqs: gen(func() []byte {
 				return gql(gqlPageQuery, map[string]any{"t": entity(randomTopic())})
 			})},
+		// One request, the same every time: the hot topic's whole history
+		// in 96 buckets.
+		{name: "gql-activity", title: "GraphQL topic activity, 96 buckets", graphql: true, check: noGraphQLErrors,
+			scaling: true, scaleP50: true, firstConnsOnly: true, verify: activityTotal(w.messages),
+			example: fmt.Sprintf("%s with $t = %q, $from = %q (its first message), $to = %q (its last + 1 ns), $b = %d",
+				gqlActivityQuery, hotID, timestamp(w.from), timestamp(w.to), activityBuckets),
+			reqs: gen(func() []byte { return activity })},
 	}
+	// The uncached list sends the cached one's requests.
+	i := slices.IndexFunc(routes, func(r route) bool { return r.name == "schedules" })
+	routes[i+1].reqs = routes[i].reqs
+	return routes
 }
 
 // checkRoutes sends the first request of every route once and insists on a 200.
@@ -843,8 +980,46 @@ func checkRoutes(ctx context.Context, s *service, routes []route, graphql bool) 
 		if res.Errors > 0 {
 			return fmt.Errorf("%s: %d of %d requests failed: %s", r.name, res.Errors, res.Requests, res.FirstErr)
 		}
+		if r.verify != nil {
+			body, err := exchange(ctx, s.host, r.reqs[0])
+			if err == nil {
+				err = r.verify(body)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", r.name, err)
+			}
+		}
 	}
 	return nil
+}
+
+// exchange sends one prebuilt request to addr and returns the body of its
+// 200 answer.
+func exchange(ctx context.Context, addr string, req []byte) ([]byte, error) {
+	var d net.Dialer
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = c.SetDeadline(dl)
+	}
+	if _, err := c.Write(req); err != nil {
+		return nil, err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("status %d: %.200s", resp.StatusCode, body)
+	}
+	return body, err
 }
 
 // measurement is one route at one connection count.

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -41,8 +43,8 @@ func TestBuildRoutes(t *testing.T) {
 		if o.name == "small" {
 			opts = smallOptions()
 		}
-		routes := buildRoutes(opts, "127.0.0.1:1")
-		if len(routes) != 9 {
+		routes := buildRoutes(opts, "127.0.0.1:1", hotWindow{})
+		if len(routes) != 11 {
 			t.Fatalf("%d routes", len(routes))
 		}
 		ts := regexp.MustCompile(`^GET /api/v1/topics/messages/\d{10}\.\d{9} HTTP/1\.1\r\n`)
@@ -62,7 +64,7 @@ func TestBuildRoutes(t *testing.T) {
 					if m == nil || len(m[1]) > len(o.hot) || (len(m[1]) == len(o.hot) && string(m[1]) > o.hot) {
 						t.Fatalf("%s %s: %q", o.name, r.name, req)
 					}
-				case "gql-message", "gql-page":
+				case "gql-message", "gql-page", "gql-activity":
 					if !strings.HasPrefix(string(req), "POST /graphql HTTP/1.1\r\n") || !strings.Contains(string(req), `"variables":{`) {
 						t.Fatalf("%s: %q", r.name, req)
 					}
@@ -75,5 +77,47 @@ func TestBuildRoutes(t *testing.T) {
 func TestTimestamp(t *testing.T) {
 	if got := timestamp(1_700_000_000_000_000_123); got != "1700000000.000000123" {
 		t.Fatal(got)
+	}
+}
+
+func TestActivityRoute(t *testing.T) {
+	w := hotWindow{from: 1_700_000_000_000_000_001, to: 1_700_000_100_000_000_000, messages: 12}
+	routes := buildRoutes(smallOptions(), "127.0.0.1:1", w)
+	i := slices.IndexFunc(routes, func(r route) bool { return r.name == "gql-activity" })
+	if i < 0 {
+		t.Fatal("no gql-activity route")
+	}
+	r := routes[i]
+	req := string(r.reqs[0])
+	for _, want := range []string{`"from":"1700000000.000000001"`, `"to":"1700000100.000000000"`, `"b":96`, `"t":"0.0.2001"`} {
+		if !strings.Contains(req, want) {
+			t.Errorf("request lacks %s: %q", want, req)
+		}
+	}
+	if string(r.reqs[len(r.reqs)-1]) != req || !r.scaling || !r.graphql || r.verify == nil {
+		t.Errorf("route %+v", r)
+	}
+	bucket := `{"messages":0}`
+	body := func(first int) []byte {
+		b := `{"data":{"topic":{"activity":[{"messages":` + strconv.Itoa(first) + `}`
+		for range activityBuckets - 1 {
+			b += "," + bucket
+		}
+		return []byte(b + `]}}}`)
+	}
+	if err := r.verify(body(12)); err != nil {
+		t.Error(err)
+	}
+	if err := r.verify(body(11)); err == nil {
+		t.Error("a short count passed")
+	}
+	if err := r.verify([]byte(`{"data":{"topic":null}}`)); err == nil {
+		t.Error("a null topic passed")
+	}
+	// The uncached list sends the cached one's requests to a service of its own.
+	j := slices.IndexFunc(routes, func(r route) bool { return r.name == "schedules-uncached" })
+	k := slices.IndexFunc(routes, func(r route) bool { return r.name == "schedules" })
+	if j < 0 || k < 0 || &routes[j].reqs[0] != &routes[k].reqs[0] || len(routes[j].serviceEnv) != 1 || !routes[j].firstConnsOnly {
+		t.Errorf("schedules-uncached: %+v", routes[j])
 	}
 }

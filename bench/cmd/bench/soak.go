@@ -218,7 +218,7 @@ func runSoak(ctx context.Context, f flags) error {
 	rep.startup = svc.ready
 	log.Printf("service pid %d ready in %v", svc.pid, svc.ready.Round(time.Millisecond))
 
-	all := buildRoutes(d.opts, svc.host)
+	all := buildRoutes(d.opts, svc.host, d.window)
 	all = append(all, smallPageRoute(svc.host, all))
 	var mix [][]byte
 	for _, name := range soakRoutes {

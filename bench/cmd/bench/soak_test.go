@@ -99,7 +99,7 @@ func TestWriteMarkedBothSections(t *testing.T) {
 }
 
 func TestSoakMix(t *testing.T) {
-	all := buildRoutes(largeOptions(20_000), "127.0.0.1:1")
+	all := buildRoutes(largeOptions(20_000), "127.0.0.1:1", hotWindow{})
 	page := smallPageRoute("127.0.0.1:1", all)
 	if len(page.reqs) != requestsPerRoute {
 		t.Fatalf("%d requests", len(page.reqs))

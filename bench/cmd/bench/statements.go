@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,8 +13,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/labstack/echo/v4"
 
 	"mirrorql/bench/handler"
+	"mirrorql/config"
 	"mirrorql/db"
 )
 
@@ -33,8 +36,9 @@ const keysTable = "bench_keys"
 
 // statementFloor is one route's statement run alone with pgbench.
 type statementFloor struct {
-	route  string // buildRoutes' name
-	script string
+	route      string // buildRoutes' name
+	script     string
+	statements int // in the script: a transaction of the script is one request
 	floor
 }
 
@@ -50,17 +54,30 @@ func recordingDB(d *dataset) (*db.DB, *db.StatementLog, error) {
 	return qdb, rec, nil
 }
 
-// sentStatements serves one request per path through the REST handlers in
-// process and returns the statements each sent, in order.
+// sentStatements serves one request per path through the service's handler
+// in process and returns the statements each sent, in order.
 // qdb records its statements in rec.
 func sentStatements(ctx context.Context, qdb *db.DB, rec *db.StatementLog, paths []routePath) ([][]db.Statement, error) {
-	e := handler.New(qdb, nil)
+	cached := handler.New(qdb, nil)
+	var uncached *echo.Echo
 	out := make([][]db.Statement, len(paths))
 	for i, p := range paths {
+		e := cached
+		if p.uncached {
+			if uncached == nil {
+				uncached = handler.NewWith(qdb, nil, func(c *config.Config) { c.CacheEnabled = false })
+			}
+			e = uncached
+		}
+		req := httptest.NewRequestWithContext(ctx, http.MethodGet, p.path, nil)
+		if p.body != "" {
+			req = httptest.NewRequestWithContext(ctx, http.MethodPost, p.path, strings.NewReader(p.body))
+			req.Header.Set("Content-Type", "application/json")
+		}
 		rec.Take()
 		w := httptest.NewRecorder()
-		e.ServeHTTP(w, httptest.NewRequestWithContext(ctx, http.MethodGet, p.path, nil))
-		if w.Code != http.StatusOK {
+		e.ServeHTTP(w, req)
+		if w.Code != http.StatusOK || (p.body != "" && !noGraphQLErrors(w.Body.Bytes())) {
 			return nil, fmt.Errorf("%s: status %d: %s", p.path, w.Code, w.Body)
 		}
 		out[i] = rec.Take()
@@ -68,7 +85,13 @@ func sentStatements(ctx context.Context, qdb *db.DB, rec *db.StatementLog, paths
 	return out, nil
 }
 
-type routePath struct{ route, path string }
+// routePath is one request of a route as the in-process handler serves it.
+type routePath struct {
+	route, path string
+	body        string // JSON of a POST (GraphQL); "" for a GET
+	uncached    bool   // to a handler without the schedules response cache
+	shown       string // the request as the report shows it; "" for GET path
+}
 
 // messagePaths are one request of each message route, on the hot topic.
 func messagePaths(d *dataset) []routePath {
@@ -76,24 +99,43 @@ func messagePaths(d *dataset) []routePath {
 	mid := o.TopicMessages(0) / 2
 	hot := entity(o.TopicID(0))
 	return []routePath{
-		{"by-sequence", fmt.Sprintf("/api/v1/topics/%s/messages/%d", hot, mid)},
-		{"by-timestamp", "/api/v1/topics/messages/" + timestamp(o.MessageTimestamp(0, mid))},
-		{"list-25", fmt.Sprintf("/api/v1/topics/%s/messages?limit=25", hot)},
-		{"list-gt-100", fmt.Sprintf("/api/v1/topics/%s/messages?sequencenumber=gt:%d&limit=100", hot, mid)},
+		{route: "by-sequence", path: fmt.Sprintf("/api/v1/topics/%s/messages/%d", hot, mid)},
+		{route: "by-timestamp", path: "/api/v1/topics/messages/" + timestamp(o.MessageTimestamp(0, mid))},
+		{route: "list-25", path: fmt.Sprintf("/api/v1/topics/%s/messages?limit=25", hot)},
+		{route: "list-gt-100", path: fmt.Sprintf("/api/v1/topics/%s/messages?sequencenumber=gt:%d&limit=100", hot, mid)},
 	}
 }
 
-// statementFloors runs, for each message route, the statement its handler
-// sends with pgbench at conns connections (-M prepared) for dur: the
-// parameter the benchmark's requests draw at random is drawn by pgbench the
-// same way, the others keep the values the handler sent.
+// floorPaths are the routes whose statements are run alone in pgbench and
+// explained: the message routes, the uncached schedules list (a full page
+// from the middle of the schedules) and the activity query of the hot
+// topic's history.
+func floorPaths(d *dataset) []routePath {
+	o := d.opts
+	lo := o.FirstScheduleNum() + int64(o.Schedules/2)
+	vars := map[string]any{"t": entity(o.TopicID(0)), "from": timestamp(d.window.from), "to": timestamp(d.window.to),
+		"b": activityBuckets}
+	body, _ := json.Marshal(map[string]any{"query": gqlActivityQuery, "variables": vars})
+	return append(messagePaths(d),
+		routePath{route: "schedules-uncached", path: fmt.Sprintf("/api/v1/schedules?schedule.id=gte:%s&limit=25", entity(lo)),
+			uncached: true},
+		routePath{route: "gql-activity", path: "/graphql", body: string(body),
+			shown: fmt.Sprintf("GraphQL `topic(id: %q) { activity(from: %q, to: %q, buckets: %d) { messages } }`",
+				entity(o.TopicID(0)), timestamp(d.window.from), timestamp(d.window.to), activityBuckets)})
+}
+
+// statementFloors runs, for each route of floorPaths, the statements its
+// handler sends with pgbench at conns connections (-M prepared) for dur, as
+// one script (a transaction of the script is a request): the parameter the
+// benchmark's requests draw at random is drawn by pgbench the same way, the
+// others keep the values the handler sent.
 func statementFloors(ctx context.Context, d *dataset, conns int, dur time.Duration, mon *pgMonitor) ([]statementFloor, error) {
 	qdb, rec, err := recordingDB(d)
 	if err != nil {
 		return nil, err
 	}
 	defer qdb.Close()
-	paths := messagePaths(d)
+	paths := floorPaths(d)
 	sent, err := sentStatements(ctx, qdb, rec, paths)
 	if err != nil {
 		return nil, err
@@ -104,15 +146,18 @@ func statementFloors(ctx context.Context, d *dataset, conns int, dur time.Durati
 		return fmt.Sprintf("(SELECT %s FROM %s WHERE i = :i)", column, keysTable)
 	}
 	keyDraw := fmt.Sprintf("\\set i random(1, %d)", hot)
-	// Per route: which parameter is drawn, as what, and the draw.
-	draws := map[string]struct {
-		param      int
-		expr, draw string
-	}{
-		"by-sequence":  {2, byKey("seq"), keyDraw},
-		"by-timestamp": {1, byKey("ts"), keyDraw},
-		"list-25":      {1, ":topic", fmt.Sprintf("\\set topic random(%d, %d)", o.TopicID(0), o.TopicID(o.Topics-1))},
-		"list-gt-100":  {2, ":lo", fmt.Sprintf("\\set lo random(1, %d)", hot-99)},
+	first := o.FirstScheduleNum()
+	// Per route: the script of the statements it sent.
+	scripts := map[string]func([]db.Statement) (string, error){
+		"by-sequence":  oneDrawn(2, byKey("seq"), keyDraw),
+		"by-timestamp": oneDrawn(1, byKey("ts"), keyDraw),
+		"list-25":      oneDrawn(1, ":topic", fmt.Sprintf("\\set topic random(%d, %d)", o.TopicID(0), o.TopicID(o.Topics-1))),
+		"list-gt-100":  oneDrawn(2, ":lo", fmt.Sprintf("\\set lo random(1, %d)", hot-99)),
+		// the page from a random schedule id, as the route's requests
+		// draw it, and the signatures of the page's schedules
+		"schedules-uncached": schedulesScript(fmt.Sprintf("\\set n random(%d, %d)", first, first+int64(max(o.Schedules-25, 1))-1)),
+		// the same request every time
+		"gql-activity": literalScript,
 	}
 	if err := createKeys(ctx, d); err != nil {
 		return nil, err
@@ -120,15 +165,10 @@ func statementFloors(ctx context.Context, d *dataset, conns int, dur time.Durati
 	defer dropKeys(context.WithoutCancel(ctx), d)
 	var out []statementFloor
 	for i, p := range paths {
-		if len(sent[i]) != 1 {
-			return out, fmt.Errorf("%s sent %d statements, not 1", p.path, len(sent[i]))
-		}
-		dr := draws[p.route]
-		sql, err := pgbenchSQL(sent[i][0], dr.param, dr.expr)
-		if err != nil {
+		sf := statementFloor{route: p.route, statements: len(sent[i])}
+		if sf.script, err = scripts[p.route](sent[i]); err != nil {
 			return out, fmt.Errorf("%s: %w", p.route, err)
 		}
-		sf := statementFloor{route: p.route, script: dr.draw + "\n" + sql}
 		sf.floor, err = runPgbench(ctx, d, conns, "prepared", dur, mon, p.route+".sql", sf.script+"\n")
 		if err != nil {
 			return out, err
@@ -136,6 +176,66 @@ func statementFloors(ctx context.Context, d *dataset, conns int, dur time.Durati
 		out = append(out, sf)
 	}
 	return out, nil
+}
+
+// oneDrawn is the script of a route that sends one statement, its
+// parameter param drawn by draw as expr.
+func oneDrawn(param int, expr, draw string) func([]db.Statement) (string, error) {
+	return func(sent []db.Statement) (string, error) {
+		if len(sent) != 1 {
+			return "", fmt.Errorf("%d statements sent, not 1", len(sent))
+		}
+		sql, err := pgbenchSQL(sent[0], param, expr)
+		return draw + "\n" + sql, err
+	}
+}
+
+// literalScript is the statements as they were sent, values and all.
+func literalScript(sent []db.Statement) (string, error) {
+	var lines []string
+	for _, st := range sent {
+		sql, err := pgbenchSQL(st, 0, "")
+		if err != nil {
+			return "", err
+		}
+		lines = append(lines, sql)
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// schedulesScript is the schedules list's script: its page from :n (the
+// range's start, parameter 1) and the signatures of the page, whose ids
+// (the array, parameter 1) are written as :n plus their offsets from the
+// start the page was sent with (the seed's schedule ids are consecutive).
+func schedulesScript(draw string) func([]db.Statement) (string, error) {
+	return func(sent []db.Statement) (string, error) {
+		if len(sent) != 2 || len(sent[0].Args) == 0 || len(sent[1].Args) != 1 {
+			return "", fmt.Errorf("want the page and its signatures, two fixed statements; sent %d", len(sent))
+		}
+		lo, ok1 := sent[0].Args[0].(int64)
+		ids, ok2 := sent[1].Args[0].(string)
+		if !ok1 || !ok2 {
+			return "", fmt.Errorf("unexpected parameters %v, %v", sent[0].Args, sent[1].Args)
+		}
+		var terms []string
+		for _, v := range strings.Split(strings.Trim(ids, "{}"), ",") {
+			id, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return "", fmt.Errorf("signatures' ids %q: %w", ids, err)
+			}
+			term := ":n::bigint"
+			if id != lo {
+				term += fmt.Sprintf(" + %d", id-lo)
+			}
+			terms = append(terms, term)
+		}
+		page, err := pgbenchSQL(sent[0], 1, ":n")
+		if err != nil {
+			return "", err
+		}
+		sigs, err := pgbenchSQL(sent[1], 1, "ARRAY["+strings.Join(terms, ", ")+"]")
+		return draw + "\n" + page + "\n" + sigs, err
+	}
 }
 
 var paramRE = regexp.MustCompile(`\$(\d+)`)

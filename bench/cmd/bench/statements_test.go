@@ -43,3 +43,30 @@ func TestPgbenchSQL(t *testing.T) {
 		})
 	}
 }
+
+func TestSchedulesScript(t *testing.T) {
+	sent := []db.Statement{
+		{SQL: "SELECT a FROM schedule WHERE id BETWEEN $1 AND $2 AND id <> ALL ($3::bigint[]) LIMIT $4",
+			Args: []any{int64(100), int64(9223372036854775807), "{}", int64(25)}},
+		{SQL: "SELECT b FROM sig WHERE entity_id = ANY ($1::bigint[])", Args: []any{"{100,101,103}"}},
+	}
+	got, err := schedulesScript(`\set n random(1, 9)`)(sent)
+	want := `\set n random(1, 9)` + "\n" +
+		"SELECT a FROM schedule WHERE id BETWEEN :n AND 9223372036854775807 AND id <> ALL ('{}'::bigint[]) LIMIT 25;\n" +
+		"SELECT b FROM sig WHERE entity_id = ANY (ARRAY[:n::bigint, :n::bigint + 1, :n::bigint + 3]::bigint[]);"
+	if err != nil || got != want {
+		t.Fatalf("got %q, %v\nwant %q", got, err, want)
+	}
+	if _, err := schedulesScript("")(sent[:1]); err == nil {
+		t.Fatal("one statement made a script")
+	}
+}
+
+func TestLiteralScript(t *testing.T) {
+	got, err := literalScript([]db.Statement{{SQL: "SELECT 1 FROM t WHERE id IN (5)"},
+		{SQL: "SELECT $1, $2::bigint[]", Args: []any{int64(7), "{1,2}"}}})
+	want := "SELECT 1 FROM t WHERE id IN (5);\nSELECT 7, '{1,2}'::bigint[];"
+	if err != nil || got != want {
+		t.Fatalf("got %q, %v; want %q", got, err, want)
+	}
+}

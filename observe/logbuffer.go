@@ -10,7 +10,8 @@ import (
 // LogBuffer holds access-log lines briefly and writes them in blocks: at
 // most delay after the first line of a block, or sooner when size bytes are
 // waiting. Writing each request's line at once cost a system call per
-// request, 4 % of the service's CPU on the by-sequence route; an access log
+// request, a share of the service's CPU on the by-sequence route that
+// showed in its profile (BENCHMARKS.md, "Decisions"); an access log
 // that trails by a tenth of a second is the usual trade (nginx's
 // access_log buffer/flush). Every other line (Now) is written at once,
 // after what is held, so the log keeps its order and an operator sees

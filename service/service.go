@@ -254,8 +254,9 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 // composedOnce is mws as one middleware, composed when the service is
 // built. Echo v4 applies its middleware list anew on every request: a
 // closure per middleware per request, and the gzip middleware's buffer
-// pools made afresh each time, so never reused — 8 % of the bytes a
-// by-sequence request allocated. Composed once, the chain ends in the
+// pools made afresh each time, so never reused — a share of a by-sequence
+// request's allocations (BENCHMARKS.md, "Decisions"). Composed once, the
+// chain ends in the
 // handler the router found for the request, which is what Echo hands the
 // first middleware.
 func composedOnce(mws ...echo.MiddlewareFunc) echo.MiddlewareFunc {

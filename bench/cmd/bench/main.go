@@ -1,13 +1,14 @@
-// Command bench is the benchmark suite behind `make bench` (issue 5): it
+// Command bench is the benchmark suite behind `make bench`: it
 // creates its own databases, loads them with the seed data set, starts the
 // built `mirrorql serve`, drives every route at 32 and 64 connections with
 // the loadgen package, measures the pgbench floor in the same run, and
-// writes the figures into BENCHMARKS.md (between the generated markers).
+// writes a summary into BENCHMARKS.md (between the generated markers) and
+// the whole report into bench/results/latest.md.
 //
 //	go run ./bench/cmd/bench -bin bin/mirrorql
 //
 // With -soak <duration> it runs the soak benchmark of `make soak` instead
-// (issue 6, soak.go): one service, mixed routes at saturation, sampled over
+// (soak.go): one service, mixed routes at saturation, sampled over
 // time, with its own section of BENCHMARKS.md. With -live it runs the live
 // topic messages benchmark of `make bench-live` (live.go): GraphQL
 // subscriptions' latency, fan-out, poll statements and memory.
@@ -24,7 +25,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -44,7 +44,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/bench/loadgen"
-	"mirrorql/db/pgcluster"
 	"mirrorql/seed"
 )
 
@@ -61,6 +60,7 @@ type flags struct {
 	reuse           bool
 	floor           bool
 	out             string
+	results         string
 	profile         bool
 	skipSmall       bool
 	routesOnly      string
@@ -95,6 +95,7 @@ func parseFlags() flags {
 	flag.BoolVar(&f.floor, "floor", true, "measure the pgbench floor (off: quick comparisons of the service alone)")
 	flag.BoolVar(&f.reuse, "reuse", false, "keep databases already seeded with the same options by an earlier run")
 	flag.StringVar(&f.out, "out", "BENCHMARKS.md", "file whose generated section is replaced ('' to only print)")
+	flag.StringVar(&f.results, "results", "bench/results", "directory of the whole reports, which -out links to ('' to put the whole report into -out)")
 	flag.BoolVar(&f.profile, "profile", true, "also run the in-process CPU and allocation profiles (bench/handler benchmarks)")
 	flag.DurationVar(&f.profileTime, "profile-time", 5*time.Second, "-benchtime of each profiled benchmark")
 	flag.BoolVar(&f.skipSmall, "skip-scaling", false, "skip the 10,000-message scaling phases")
@@ -189,283 +190,6 @@ func smallOptions() seed.Options {
 	o.MessagesPerTopic = 51 // 5,000 + 99·51 = 10,049 messages
 	o.HotTopicMessages = 5_000
 	return o
-}
-
-func run(ctx context.Context, f flags) error {
-	started := time.Now()
-	rep := &report{flags: f, started: started.UTC()}
-	if _, err := os.Stat(f.bin); err != nil {
-		return fmt.Errorf("%s: %w (run `make build` first)", f.bin, err)
-	}
-
-	adminURL := f.adminURL
-	err := errors.New("-cluster given")
-	if !f.cluster {
-		err = ping(ctx, adminURL)
-	}
-	if err != nil {
-		log.Printf("no server at %s (%v): starting a throwaway cluster", adminURL, err)
-		c, err := pgcluster.Start(ctx, pgcluster.Options{Database: "postgres",
-			Settings: map[string]string{"max_connections": "200", "shared_buffers": f.sharedBuffers}})
-		if err != nil {
-			return err
-		}
-		defer c.Stop()
-		adminURL = c.AdminURL()
-		rep.cluster = "a throwaway cluster (mirrorql/db/pgcluster) started by the run"
-	} else {
-		rep.cluster = "the machine's PostgreSQL server on 127.0.0.1:5432 (shared with the colleagues' tests)"
-	}
-	if err := rep.describeMachine(ctx, adminURL); err != nil {
-		return err
-	}
-
-	large := &dataset{name: f.dbName, opts: largeOptions(f.schedules)}
-	small := &dataset{name: f.smallName, opts: smallOptions()}
-	sets := []*dataset{large}
-	if !f.skipSmall {
-		sets = append(sets, small)
-	}
-	for _, d := range sets {
-		if err := prepare(ctx, f, adminURL, d); err != nil {
-			return err
-		}
-	}
-	rep.large, rep.small = large, small
-
-	// The CPU of PostgreSQL's backends per request, when the server runs here.
-	mon, err := newPGMonitor(ctx, adminURL, large.name)
-	if err != nil {
-		return err
-	}
-	defer mon.close()
-	smon, err := newPGMonitor(ctx, adminURL, small.name)
-	if err != nil {
-		return err
-	}
-	defer smon.close()
-
-	// The floor first, while no service holds connections: pgbench -c64
-	// needs 64 of the server's max_connections.
-	for _, n := range f.conns {
-		if !f.floor {
-			break
-		}
-		modes := []string{"prepared"}
-		if n == f.conns[0] {
-			modes = append(modes, "simple")
-		}
-		for _, mode := range modes {
-			fl, err := pgbenchFloor(ctx, large, n, mode, f.duration, mon)
-			if err != nil && strings.Contains(err.Error(), "too many clients") {
-				log.Printf("pgbench -c%d: the server is out of connections; retrying in 5 s", n)
-				time.Sleep(5 * time.Second)
-				fl, err = pgbenchFloor(ctx, large, n, mode, f.duration, mon)
-			}
-			if err != nil {
-				log.Printf("pgbench -c%d -M %s: %v", n, mode, err)
-				fl.err = err.Error()
-			} else {
-				log.Printf("pgbench -c%d -M %s: %.0f tps, latency avg %v p50 %v p99 %v; cpu s/1k: postgres %.3f, pgbench %.3f",
-					n, mode, fl.tps, fl.avgLatency, fl.p50, fl.p99, fl.pgCPUPer1k, fl.clientCPUPer1k)
-			}
-			rep.floors = append(rep.floors, fl)
-		}
-	}
-
-	if f.floor {
-		sfs, err := statementFloors(ctx, large, f.conns[0], f.targetDuration, mon)
-		if err != nil {
-			log.Printf("statement floors: %v", err)
-		}
-		for _, sf := range sfs {
-			log.Printf("pgbench -c%d, the %s statement: %.0f tps", sf.conns, sf.route, sf.tps)
-		}
-		rep.statements = sfs
-	}
-
-	// The main suite on the large data set.
-	svc, err := startService(ctx, f, large.url)
-	if err != nil {
-		return err
-	}
-	defer svc.stop()
-	rep.startup = svc.ready
-	log.Printf("service pid %d ready in %v", svc.pid, svc.ready.Round(time.Millisecond))
-	routes := buildRoutes(large.opts, svc.host, large.window)
-	rep.graphql = svc.hasGraphQL(ctx)
-	if err := checkRoutes(ctx, svc, routes, rep.graphql); err != nil {
-		return err
-	}
-	// Routes measured on a service of their own (route.serviceEnv), started
-	// at their first phase and stopped after the pass.
-	others := map[string]*service{}
-	defer func() {
-		for _, s := range others {
-			s.stop()
-		}
-	}()
-	serviceFor := func(r route) (*service, error) {
-		if len(r.serviceEnv) == 0 {
-			return svc, nil
-		}
-		key := strings.Join(r.serviceEnv, ",")
-		if s := others[key]; s != nil {
-			return s, nil
-		}
-		of := f
-		of.serviceEnv = append(slices.Clone(f.serviceEnv), r.serviceEnv...)
-		s, err := startService(ctx, of, large.url)
-		if err != nil {
-			return nil, err
-		}
-		others[key] = s
-		log.Printf("service pid %d (%s) ready in %v", s.pid, key, s.ready.Round(time.Millisecond))
-		// (its requests name the main service in their Host header: no
-		// route's answer depends on it)
-		return s, checkRoutes(ctx, s, []route{r}, rep.graphql)
-	}
-	var alone *service
-	var aloneR route
-	if f.wants(aloneRoute) {
-		i := slices.IndexFunc(routes, func(r route) bool { return r.name == "by-sequence" })
-		if alone, aloneR, err = startAlone(ctx, f, svc, routes[i]); err != nil {
-			return fmt.Errorf("%s: %w", aloneRoute, err)
-		}
-		defer alone.stop()
-	}
-	for _, n := range f.conns {
-		if alone != nil {
-			m, err := measure(ctx, alone, aloneR, n, f, mon)
-			if err != nil {
-				return fmt.Errorf("%s at %d connections: %w", aloneRoute, n, err)
-			}
-			rep.rows = append(rep.rows, m)
-		}
-		for _, r := range routes {
-			if !f.wants(r.name) || (r.graphql && !rep.graphql) || (r.firstConnsOnly && n != f.conns[0]) {
-				continue
-			}
-			s, err := serviceFor(r)
-			if err != nil {
-				return fmt.Errorf("%s: %w", r.name, err)
-			}
-			m, err := measure(ctx, s, r, n, f, mon)
-			if err != nil {
-				return fmt.Errorf("%s at %d connections: %w", r.name, n, err)
-			}
-			rep.rows = append(rep.rows, m)
-		}
-	}
-	for key, s := range others {
-		if err := s.stop(); err != nil {
-			log.Printf("service (%s) exit: %v", key, err)
-		}
-	}
-	if f.floor && f.targetRounds > 0 {
-		if rep.rounds, err = pairedRounds(ctx, f, large, svc, routes, rep.graphql, mon, alone, aloneR); err != nil {
-			return err
-		}
-	}
-	if alone != nil {
-		if err := alone.stop(); err != nil {
-			log.Printf("%s exit: %v", aloneRoute, err)
-		}
-	}
-	rep.peakRSS = svc.hwm()
-	plans, err := explainPlans(ctx, large)
-	if err != nil {
-		log.Printf("explain: %v", err)
-	}
-	rep.plans = plans
-	if rep.buffers, err = sampleBuffers(ctx, large, 500); err != nil {
-		log.Printf("buffers: %v", err)
-	}
-
-	var stopAlso *service
-	// Scaling: the same by-sequence and list measurements at 10,000 messages,
-	// each right after the same route on the large data set (both services
-	// run), so that the two of a pair see the same machine.
-	if !f.skipSmall {
-		ssvc, err := startService(ctx, f, small.url)
-		if err != nil {
-			return err
-		}
-		defer ssvc.stop() // on the error paths; stopped below otherwise
-		stopAlso = ssvc
-		sroutes := buildRoutes(small.opts, ssvc.host, small.window)
-		var scaled []route
-		for _, r := range sroutes {
-			if r.scaling {
-				scaled = append(scaled, r)
-			}
-		}
-		if err := checkRoutes(ctx, ssvc, scaled, rep.graphql); err != nil {
-			return err
-		}
-		// Alternating pairs, several rounds, medians: one noisy phase must not
-		// decide a 1.2× criterion on a shared machine.
-		sf := f
-		sf.duration = f.scalingDuration
-		for i, r := range sroutes {
-			if !r.scaling || !f.wants(r.name) || (r.graphql && !rep.graphql) {
-				continue
-			}
-			sf := sf
-			if r.scaleP50 { // p50 and CPU per request settle sooner than p99
-				sf.duration = f.shortDuration
-			}
-			var ls, ms []measurement
-			for range f.scalingRounds {
-				l, err := measure(ctx, svc, routes[i], f.conns[0], sf, mon)
-				if err != nil {
-					return fmt.Errorf("scaling %s: %w", r.name, err)
-				}
-				m, err := measure(ctx, ssvc, r, f.conns[0], sf, smon)
-				if err != nil {
-					return fmt.Errorf("small %s: %w", r.name, err)
-				}
-				ls, ms = append(ls, l), append(ms, m)
-			}
-			rep.scaleLarge = append(rep.scaleLarge, median(ls))
-			rep.smallRows = append(rep.smallRows, median(ms))
-		}
-		splans, err := explainPlans(ctx, small)
-		if err != nil {
-			log.Printf("explain small: %v", err)
-		}
-		rep.smallPlans = splans
-		if rep.smallBuffers, err = sampleBuffers(ctx, small, 500); err != nil {
-			log.Printf("buffers small: %v", err)
-		}
-	}
-	for _, s := range []*service{svc, stopAlso} {
-		if s == nil {
-			continue
-		}
-		if err := s.stop(); err != nil {
-			log.Printf("service exit: %v", err)
-		}
-	}
-
-	if f.profile {
-		prof, err := profiles(ctx, large, f.profileTime.String())
-		if err != nil {
-			log.Printf("profile: %v", err)
-		}
-		rep.profiles = prof
-	}
-	rep.elapsed = time.Since(started)
-	text := rep.markdown()
-	fmt.Println(text)
-	if f.out != "" {
-		if err := writeSection(f.out, text); err != nil {
-			return err
-		}
-		log.Printf("wrote %s", f.out)
-	}
-	log.Printf("done in %v", rep.elapsed.Round(time.Second))
-	return nil
 }
 
 func (f flags) wants(name string) bool {

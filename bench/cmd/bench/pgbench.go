@@ -80,7 +80,8 @@ func runPgbench(ctx context.Context, d *dataset, conns int, mode string, dur tim
 	cmd.Dir = dir // -l writes pgbench_log.* here (a 10% sample of the transactions)
 	// The service's transport: TCP to the same host and port, no TLS. A
 	// server with ssl=on (Debian's default) would otherwise encrypt pgbench's
-	// traffic (sslmode=prefer) and lower the floor by 20–30 %.
+	// traffic (sslmode=prefer) and lower the floor, which the service's own
+	// connections never pay.
 	cmd.Env = append(os.Environ(), "PGCONNECT_TIMEOUT=5", "PGSSLMODE=disable")
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf

@@ -9,12 +9,11 @@ import (
 	"time"
 )
 
-// The targets of issue 5 are ratios: to the pgbench floor, or to the
+// The throughput targets are ratios: to the pgbench floor, or to the
 // by-sequence rate. On a shared 2-core machine one pass measures the floor
 // and the routes minutes apart, and whatever else runs meanwhile moves one
-// side and not the other: the same build's by-sequence ratio was 0.28, 0.41
-// and 0.46 in three passes of one afternoon, its floor 51,731, 48,707 and
-// 36,817 tps. So the ratios are also measured in paired rounds — the floor
+// side and not the other (BENCHMARKS.md, "Decisions", has the passes that
+// showed it). So the ratios are also measured in paired rounds — the floor
 // and the target routes back to back, several times — and judged by the
 // median of the rounds' ratios, the way the scaling check pairs its data
 // sets. Every round is printed; so is the single pass.
@@ -92,7 +91,7 @@ func pairedRounds(ctx context.Context, f flags, d *dataset, svc *service, routes
 	return out, nil
 }
 
-// ratioTarget is one of issue 5's targets on the routes' rates and
+// ratioTarget is one of the benchmark's targets on the routes' rates and
 // latencies, judged on the single pass (as one round) and on the rounds.
 type ratioTarget struct {
 	title string

@@ -3,6 +3,10 @@
 GO           ?= go
 BIN          ?= bin/mirrorql
 TEST_TIMEOUT ?= 15m
+# Tests run side by side within a package (t.Parallel) up to this many: the
+# end-to-end ones mostly wait on processes, outages and timeouts, so more of
+# them than CPUs (go test's default) keeps the machine busy.
+TEST_PARALLEL ?= 6
 FUZZTIME     ?= 10s
 SOAK_DURATION ?= 10m
 
@@ -16,7 +20,7 @@ build: ## build the service into bin/mirrorql
 
 test: ## vet, then every test (integration tests need PostgreSQL: see tests/testdb)
 	$(GO) vet ./...
-	$(GO) test ./... -count=1 -timeout $(TEST_TIMEOUT)
+	$(GO) test ./... -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT)
 
 run: build ## run the demo: a throwaway database with sample data, and the service on it
 	@exec $(BIN) demo

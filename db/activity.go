@@ -36,7 +36,7 @@ const (
 func (d *DB) LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
 	rows := make([]model.TopicMessage, 0, len(topics))
 	read := func(r rowSource) (err error) { rows, err = scanMessages(r, rows); return err }
-	if err := d.query(ctx, read, latestMessagesSQL, model.Int64Array(topics)); err != nil {
+	if err := d.query(ctx, read, latestMessagesSQL, int64Array(topics)); err != nil {
 		return nil, fmt.Errorf("latest messages of %d topics: %w", len(topics), err)
 	}
 	out := make(map[model.EntityID]*model.TopicMessage, len(rows))
@@ -61,7 +61,7 @@ func (d *DB) Activity(ctx context.Context, topic model.EntityID, bounds []model.
 		return rows.Err()
 	}
 	// arrays travel as text literals: database/sql (pgdriver) cannot bind a slice
-	if err := d.query(ctx, read, activitySQL, int64(topic), model.Int64Array(bounds)); err != nil {
+	if err := d.query(ctx, read, activitySQL, int64(topic), int64Array(bounds)); err != nil {
 		return nil, fmt.Errorf("activity of topic %s: %w", topic, err)
 	}
 	if len(firsts) != len(bounds) {

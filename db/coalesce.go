@@ -14,14 +14,14 @@ import (
 // until none wait. A lightly loaded service therefore answers as if there
 // were no coalescer, and a busy one sends a fraction of the statements. On
 // the by-sequence route the round trip to the server (a write and a read
-// system call, the server's Bind/Execute and executor start-up) was half of
-// the service's CPU profile and most of the server's; batching them when
-// requests pile up is what lets the service keep up with the server.
+// system call, the server's Bind/Execute and executor start-up) is most of
+// the work, on both sides; batching them when requests pile up is what lets
+// the service keep up with the server (BENCHMARKS.md has the figures).
 //
 // Why not coalesce always: with few lookups in progress there is no other
-// work to do while one statement runs, and waiting for it idles the CPU —
-// measured at 4 connections, every lookup after the first queued behind
-// one statement: 15 % fewer requests a second than without coalescing. And
+// work to do while one statement runs, and waiting for it idles the CPU:
+// with every lookup after the first queued behind one statement, a lightly
+// loaded service answered fewer requests a second than without coalescing. And
 // why not a dataloader's time window: it adds its window to every lookup,
 // busy or not; this batches only lookups that would otherwise have waited
 // for the server anyway.

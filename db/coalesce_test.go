@@ -275,6 +275,7 @@ func TestCoalescerCancelsAbandonedBatch(t *testing.T) {
 	ctx := *batchCtx.Load()
 	cancelA()
 	<-a
+	// A cancellation that should not happen can only be watched for a while.
 	select {
 	case <-ctx.Done():
 		t.Fatal("batch cancelled while a waiter still waits")

@@ -17,6 +17,7 @@ import (
 // statement it sent with sequential scans disabled: a plan that still scans
 // a table sequentially has no index to use.
 func TestQueriesUseIndexes(t *testing.T) {
+	t.Parallel()
 	_, b := testdb.New(t)
 	rec := &db.StatementLog{}
 	d := db.Wrap(b)

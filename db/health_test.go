@@ -19,6 +19,7 @@ import (
 )
 
 func TestUnavailable(t *testing.T) {
+	t.Parallel()
 	opErr := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 	for _, c := range []struct {
 		err  error
@@ -48,6 +49,7 @@ func TestUnavailable(t *testing.T) {
 }
 
 func TestHealthLogsStateChangesOnce(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	h := &Health{Log: slog.New(slog.NewTextHandler(&buf, nil))}
 	down := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
@@ -82,6 +84,7 @@ func TestHealthLogsStateChangesOnce(t *testing.T) {
 }
 
 func TestHealthIgnoresEndedContexts(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	h := &Health{Log: slog.New(slog.NewTextHandler(&buf, nil))}
 	h.Observe(nil)

@@ -63,7 +63,7 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 	read := func(rows rowSource) error {
 		var (
 			head, scanned, n, ts, seq, topic pgtype.Int8
-			r                                rowColumns
+			r                                messageRow
 		)
 		dest := []any{&head, &scanned, &n, &ts, &r.message, &r.hash, &seq, &r.version, &r.chunkNum, &r.chunkTotal,
 			&r.payer, &r.validStart, &topic, &r.initial}
@@ -85,23 +85,9 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 	// The topics travel as an array literal (text), as the point lookups'
 	// keys do: database/sql (pgdriver) cannot bind a []int64, and the
 	// EXPLAIN tests write the statement's values as literals.
-	if err := d.query(ctx, read, livePollSQL, int64(after), model.Int64Array(topics), int64(limit)); err != nil {
+	if err := d.query(ctx, read, livePollSQL, int64(after), int64Array(topics), int64(limit)); err != nil {
 		return Poll{}, fmt.Errorf("live poll of %d topics: %w", len(topics), err)
 	}
 	p.Full = limit > 0 && after != math.MaxInt64 && walked >= int64(limit)
 	return p, nil
-}
-
-// EntityKind is the type of the entity row with this id ("TOPIC",
-// "ACCOUNT", ...), ErrNotFound when it has none.
-func (d *DB) EntityKind(ctx context.Context, id model.EntityID) (string, error) {
-	var kinds []string
-	err := d.bun.NewRaw("SELECT type::text FROM entity WHERE id = ?", int64(id)).Scan(ctx, &kinds)
-	if err != nil {
-		return "", fmt.Errorf("entity %s: %w", id, err)
-	}
-	if len(kinds) == 0 {
-		return "", ErrNotFound
-	}
-	return kinds[0], nil
 }

@@ -25,6 +25,7 @@ import (
 // both drivers (pgx with prepared statements, and pgdriver, which can only
 // bind scalar and text values).
 func TestLivePoll(t *testing.T) {
+	t.Parallel()
 	url, b := testdb.New(t)
 	ctx := context.Background()
 	// Topic 7: 1…5 at 1010…1050; topic 8: 1…3 at 1015, 1025, 1035, and a
@@ -132,6 +133,7 @@ func TestLivePoll(t *testing.T) {
 // topic_message or transaction, sequential scans allowed (the plan is the
 // planner's choice, not forced).
 func TestLivePollPlans(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("loads 600,000 rows")
 	}

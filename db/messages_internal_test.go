@@ -18,3 +18,38 @@ func TestMessageColumnsOfAlias(t *testing.T) {
 		}
 	}
 }
+
+// TestPageStatementsAgree: the page of many topics is the page of one topic
+// run per topic, the same text from the topic on.
+func TestPageStatementsAgree(t *testing.T) {
+	for _, desc := range []bool{false, true} {
+		o := "asc"
+		if desc {
+			o = "desc"
+		}
+		one := [3]string{}
+		many := [3]string{}
+		one[0], one[1], one[2] = pageStatements(false, orderOf(desc))
+		many[0], many[1], many[2] = pageStatements(true, orderOf(desc))
+		for i := range one {
+			inner, ok := strings.CutPrefix(one[i], pageOfTopic)
+			if !ok {
+				t.Fatalf("%s %d: %s does not start with the page of one topic", o, i, one[i])
+			}
+			want := pageOfTopics + inner + ") AS m ORDER BY m.topic_id, m."
+			if !strings.HasPrefix(many[i], want) {
+				t.Errorf("%s %d: the page of many topics is\n%s\nwant it to start with\n%s", o, i, many[i], want)
+			}
+			dir := " ASC"
+			if desc {
+				dir = " DESC"
+			}
+			if !strings.HasSuffix(one[i], dir+" LIMIT $5") && !strings.HasSuffix(one[i], dir+" LIMIT $8") {
+				t.Errorf("%s %d: %s is not ordered %s", o, i, one[i], dir)
+			}
+			if !strings.HasSuffix(many[i], dir) {
+				t.Errorf("%s %d: %s is not ordered %s", o, i, many[i], dir)
+			}
+		}
+	}
+}

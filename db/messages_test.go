@@ -19,6 +19,7 @@ import (
 // planned-each-time statements, and the GraphQL face's batch gives the
 // same pages.
 func TestMessagesOfTopicFilters(t *testing.T) {
+	t.Parallel()
 	url, b := testdb.New(t)
 	ctx := context.Background()
 	// Topic 7: sequence numbers 1…60 at timestamps 1000+10·n, NULLable

@@ -17,6 +17,7 @@ import (
 // what the same lookup gets alone — found, not found, or not found because
 // ambiguous — and fewer statements are sent than lookups answered.
 func TestPointLookupsCoalesced(t *testing.T) {
+	t.Parallel()
 	url, b := testdb.New(t)
 	ctx := context.Background()
 	// Topic 7: sequence numbers 1…40 at 1000+s, each with its successful

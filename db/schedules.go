@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/uptrace/bun"
 
 	"mirrorql/model"
 )
@@ -28,20 +27,18 @@ type ScheduleFilter struct {
 }
 
 // The schedules routes' statements are fixed texts with parameters, each
-// prepared once per connection, as the message routes' are (messages.go).
-// The list was bun's text with the values written in: the server parsed and
-// planned the page's join for every request (0.1–0.2 ms of planning against
-// 0.05 ms of execution, measured on the benchmark database) and the
-// signatures' IN list likewise; prepared, each is an execution of a cached
-// generic plan.
+// prepared once per connection, as the message routes' are: built with the
+// values written in, the list's join (and the signatures' IN list) would be
+// parsed and planned by the server for every request, and planning such a
+// page costs more than executing it; prepared, each is an execution of a
+// cached generic plan.
 const (
 	// scheduleByIDSQL: the schedule route, one statement for the schedule,
 	// its entity row and its signatures: a row per signature, oldest first
 	// (the schedule's columns repeated; one row with null signature columns
 	// when it has none). Two statements (the schedule, then its
-	// signatures) cost the service two round trips and the server two
-	// executions: 10,100 against 17,300 lookups a second from one pgbench
-	// connection, and the route's rate was 0.40–0.46 of by-sequence's.
+	// signatures) would cost the service two round trips and the server two
+	// executions.
 	scheduleByIDSQL = "SELECT " + scheduleColumns + ", g.consensus_timestamp, g.public_key_prefix, g.signature, g.type " +
 		"FROM schedule AS s LEFT JOIN entity AS e ON e.id = s.schedule_id " +
 		"LEFT JOIN LATERAL (SELECT consensus_timestamp, public_key_prefix, signature, type FROM transaction_signature AS x " +
@@ -66,6 +63,12 @@ const (
 		" AND s.creator_account_id BETWEEN $4 AND $5 AND s.creator_account_id <> ALL ($6::bigint[])"
 	schedulePageCreatorAsc  = schedulePageCreator + " ORDER BY s.schedule_id ASC LIMIT $7"
 	schedulePageCreatorDesc = schedulePageCreator + " ORDER BY s.schedule_id DESC LIMIT $7"
+
+	// schedulesByIDSQL: the schedules with these ids ($1, an array), in id
+	// order, one probe of the primary key each.
+	schedulesByIDSQL = "SELECT " + scheduleColumns + " FROM schedule AS s " +
+		"LEFT JOIN entity AS e ON e.id = s.schedule_id " +
+		"WHERE s.schedule_id = ANY ($1::bigint[]) ORDER BY s.schedule_id"
 
 	// signaturesOfSQL: the signatures of a page of schedules, one probe of
 	// the (entity_id DESC, consensus_timestamp DESC) index per schedule, in
@@ -94,10 +97,10 @@ func (d *DB) Schedules(ctx context.Context, f ScheduleFilter) ([]model.Schedule,
 	limit := int64(f.Limit)
 	var err error
 	if len(f.CreatorAccountID) == 0 {
-		err = d.query(ctx, read, page, ids.Lo, ids.Hi, ids.NotArray(), limit)
+		err = d.query(ctx, read, page, ids.Lo, ids.Hi, notArray(ids), limit)
 	} else {
-		err = d.queryPlanned(ctx, read, withCreator, ids.Lo, ids.Hi, ids.NotArray(),
-			creators.Lo, creators.Hi, creators.NotArray(), limit)
+		err = d.queryPlanned(ctx, read, withCreator, ids.Lo, ids.Hi, notArray(ids),
+			creators.Lo, creators.Hi, notArray(creators), limit)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("schedules: %w", err)
@@ -198,21 +201,18 @@ func (d *DB) Schedule(ctx context.Context, id model.EntityID) (*model.Schedule, 
 // SchedulesByID loads the schedules with these ids (in id order, missing ids
 // skipped) in two statements, for single lookups and batch loaders alike.
 func (d *DB) SchedulesByID(ctx context.Context, ids []model.EntityID) ([]model.Schedule, error) {
-	var rows []model.Schedule
-	err := d.scheduleSelect().Where("s.schedule_id IN (?)", bun.In(ids)).
-		OrderExpr("s.schedule_id").Scan(ctx, &rows)
-	if err != nil {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows := make([]model.Schedule, 0, len(ids))
+	read := func(rs rowSource) (err error) { rows, err = scanSchedules(rs, rows); return err }
+	if err := d.query(ctx, read, schedulesByIDSQL, int64Array(ids)); err != nil {
 		return nil, fmt.Errorf("schedules %v: %w", ids, err)
 	}
 	if err := d.attachSignatures(ctx, rows); err != nil {
 		return nil, err
 	}
 	return rows, nil
-}
-
-func (d *DB) scheduleSelect() *bun.SelectQuery {
-	return d.bun.NewSelect().ColumnExpr(scheduleColumns).TableExpr("schedule AS s").
-		Join("LEFT JOIN entity AS e ON e.id = s.schedule_id")
 }
 
 // SignaturesOf returns the signatures of each schedule, oldest first, in one
@@ -225,7 +225,7 @@ func (d *DB) SignaturesOf(ctx context.Context, ids []model.EntityID) (map[model.
 	sigs := make([]model.Signature, 0, 2*len(ids))
 	read := func(rs rowSource) (err error) { sigs, err = scanSignatures(rs, sigs); return err }
 	// arrays travel as text literals: database/sql (pgdriver) cannot bind a slice
-	if err := d.query(ctx, read, signaturesOfSQL, model.Int64Array(ids)); err != nil {
+	if err := d.query(ctx, read, signaturesOfSQL, int64Array(ids)); err != nil {
 		return nil, fmt.Errorf("signatures of %d schedules: %w", len(ids), err)
 	}
 	// the index runs descending; walk it backwards for oldest-first lists

@@ -12,7 +12,7 @@ import (
 )
 
 // topicRow is the joined topic, entity and custom_fee row; the fixed fees
-// arrive as jsonb text and are decoded into model.FixedFee.
+// arrive as jsonb text (fixedFee).
 type topicRow struct {
 	ID                 int64
 	HasTopic           bool
@@ -96,29 +96,31 @@ func (d *DB) Topic(ctx context.Context, id model.EntityID) (*model.Topic, error)
 	return t, nil
 }
 
-// nullable is a nullable bigint column as a pointer to its value.
-func nullable[T ~int64](v pgtype.Int8) *T {
-	if !v.Valid {
-		return nil
+// TopicExists reports whether the topic has an entity row or any message; the
+// list route asks only after an empty page (DECISIONS #2).
+func (d *DB) TopicExists(ctx context.Context, topic model.EntityID) (bool, error) {
+	var exists bool
+	err := d.bun.NewRaw(`SELECT EXISTS (SELECT 1 FROM entity WHERE id = ?) OR
+		EXISTS (SELECT 1 FROM topic_message WHERE topic_id = ?)`, int64(topic), int64(topic)).
+		Scan(ctx, &exists)
+	if err != nil {
+		return false, fmt.Errorf("topic %s exists: %w", topic, err)
 	}
-	x := T(v.Int64)
-	return &x
+	return exists, nil
 }
 
-// nullableBool is a nullable boolean column as a pointer to its value.
-func nullableBool(v pgtype.Bool) *bool {
-	if !v.Valid {
-		return nil
+// EntityKind is the type of the entity row with this id ("TOPIC",
+// "ACCOUNT", ...), ErrNotFound when it has none.
+func (d *DB) EntityKind(ctx context.Context, id model.EntityID) (string, error) {
+	var kinds []string
+	err := d.bun.NewRaw("SELECT type::text FROM entity WHERE id = ?", int64(id)).Scan(ctx, &kinds)
+	if err != nil {
+		return "", fmt.Errorf("entity %s: %w", id, err)
 	}
-	return &v.Bool
-}
-
-// nullableText is a nullable text column as a pointer to its value.
-func nullableText(v pgtype.Text) *string {
-	if !v.Valid {
-		return nil
+	if len(kinds) == 0 {
+		return "", ErrNotFound
 	}
-	return &v.String
+	return kinds[0], nil
 }
 
 // TopicFilter selects a page of topic entities ordered by id.
@@ -132,7 +134,7 @@ type TopicFilter struct {
 func (d *DB) Topics(ctx context.Context, f TopicFilter) ([]model.Topic, error) {
 	q := d.topicsFromEntities().Where("e.type = 'TOPIC'")
 	for _, c := range f.ID {
-		q = q.Where("e.id "+c.Op.SQL()+" ?", int64(c.Value))
+		q = q.Where("e.id "+comparison(c.Op)+" ?", int64(c.Value))
 	}
 	return d.scanTopics(ctx, q.OrderExpr("e.id "+direction(f.Order)).Limit(int64(f.Limit)))
 }
@@ -180,12 +182,21 @@ func (r *topicRow) model() (*model.Topic, error) {
 		t.Memo = *r.Memo
 	}
 	if len(r.FixedFees) > 0 {
-		if err := json.Unmarshal(r.FixedFees, &t.FixedFees); err != nil {
+		var fees []fixedFee
+		if err := json.Unmarshal(r.FixedFees, &fees); err != nil {
 			return nil, fmt.Errorf("custom_fee.fixed_fees: %w", err)
 		}
-		if t.FixedFees == nil {
-			t.FixedFees = []model.FixedFee{}
+		t.FixedFees = make([]model.FixedFee, len(fees))
+		for i, f := range fees {
+			t.FixedFees[i] = model.FixedFee(f)
 		}
 	}
 	return t, nil
+}
+
+// fixedFee is one element of the custom_fee.fixed_fees jsonb array.
+type fixedFee struct {
+	Amount              int64           `json:"amount"`
+	CollectorAccountID  *model.EntityID `json:"collector_account_id"`
+	DenominatingTokenID *model.EntityID `json:"denominating_token_id"`
 }

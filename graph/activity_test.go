@@ -19,6 +19,7 @@ import (
 // before the first message, after the last, and boundaries exactly on a
 // message; activity costs one statement whatever its buckets.
 func TestActivityEqualsCount(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "", graph.Options{})
 	ctx := context.Background()
 	seed := uint64(20261123)
@@ -124,6 +125,7 @@ func TestActivityEqualsCount(t *testing.T) {
 }
 
 func TestActivityArguments(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fixtureSQL, graph.Options{})
 	cases := []struct{ args, message string }{
 		{`from: "1", to: "2", buckets: 0`, "Invalid parameter: buckets"},

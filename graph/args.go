@@ -7,52 +7,28 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/99designs/gqlgen/graphql"
-	"github.com/vektah/gqlparser/v2/gqlerror"
-
-	"mirrorql/db"
+	"mirrorql/app"
 	"mirrorql/graph/view"
 	"mirrorql/model"
 )
 
 // Argument validation: the REST rule for the same value, reporting REST's
-// message for the same mistake (behavior.md §1.4–1.7, §8).
+// message for the same mistake (behavior.md §1.4–1.7, §8), in app's
+// vocabulary.
 
-// CodeBadUserInput is extensions.code of an invalid argument.
-const CodeBadUserInput = "BAD_USER_INPUT"
-
-func invalidParameter(name string) string { return "Invalid parameter: " + name }
+func invalidParameter(name string) string { return app.InvalidParameter(name) }
 
 // argErrors collects messages in REST's order; like a REST 400 body, a
-// request reports all of them.
+// request reports all of them (fieldError).
 type argErrors []string
 
 func (e *argErrors) add(msg string) { *e = append(*e, msg) }
 
-// err adds all messages but the last to the response and returns the last,
-// which nulls the field.
 func (e argErrors) err(ctx context.Context) error {
 	if len(e) == 0 {
 		return nil
 	}
-	for _, m := range e[:len(e)-1] {
-		graphql.AddError(ctx, badInput(m))
-	}
-	return badInput(e[len(e)-1])
-}
-
-func badInput(msg string) *gqlerror.Error {
-	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": CodeBadUserInput}}
-}
-
-// entityIDError is REST's message for a value that passed the syntax check
-// but not the parser: `Invalid entity ID "<rebuilt>"`.
-func entityIDError(err error) *gqlerror.Error {
-	var inv *model.InvalidEntityIDError
-	if errors.As(err, &inv) {
-		return badInput(inv.Error())
-	}
-	return badInput(err.Error())
+	return fieldError(ctx, app.Invalid(e...))
 }
 
 // topicIDSyntax is the topic path pre-check (behavior.md §2.1 step 1).
@@ -62,24 +38,23 @@ func topicIDSyntax(a view.EntityIDArg) bool { return model.ValidEntityIDSyntax(s
 func (r *Resolver) parseTopicID(a view.EntityIDArg) (model.EntityID, error) {
 	id, err := r.opts.Defaults.ParseEntityID(string(a), false)
 	if err != nil {
-		return 0, entityIDError(err)
+		return 0, badInput(app.EntityIDError(err, "").Messages[0])
 	}
 	return id, nil
 }
 
-// first is REST's limit rule for `first`: null is the default page size,
-// less than 1 is `Invalid parameter: limit`, more than the maximum is capped.
+// first is app's page-size rule for `first`, reported as REST's `limit`.
 func (r *Resolver) first(first *int, errs *argErrors) int {
-	switch {
-	case first == nil:
-		return r.opts.LimitDefault
-	case *first < 1:
-		errs.add(invalidParameter("limit"))
-		return 0
-	case *first > r.opts.LimitMax:
-		return r.opts.LimitMax
+	var n *int64
+	if first != nil {
+		v := int64(*first)
+		n = &v
 	}
-	return *first
+	size, ok := r.sizes.Requested(n)
+	if !ok {
+		errs.add(invalidParameter(app.LimitParameter))
+	}
+	return size
 }
 
 func orderOf(o *Order) model.Order {
@@ -172,7 +147,7 @@ func (r *Resolver) entityIDConditions(values []entityIDValue, allowEVM bool) (co
 		case errors.Is(err, model.ErrOpaqueEVMAddress):
 			noMatch = true
 		case err != nil:
-			return nil, false, entityIDError(err)
+			return nil, false, badInput(app.EntityIDError(err, "").Messages[0])
 		default:
 			conds = append(conds, model.Condition[model.EntityID]{Op: v.op, Value: id})
 		}
@@ -180,9 +155,9 @@ func (r *Resolver) entityIDConditions(values []entityIDValue, allowEVM bool) (co
 	return conds, noMatch, nil
 }
 
-// Cursors are opaque to clients: base64url of "<kind>:<the last row's key>",
-// the key REST's links.next pages on (a message's consensus timestamp, a
-// topic's or schedule's encoded id).
+// Cursors are opaque to clients: base64url of "<kind>:<the row's paging
+// key>" (app.MessageKey, app.TopicKey, app.ScheduleKey); the page after a
+// cursor is app.After it, the bound REST's links.next adds.
 const (
 	cursorMessage  = "tm"
 	cursorTopic    = "tp"
@@ -215,27 +190,16 @@ func afterCursor(cursor *string, kind string, errs *argErrors) (key int64, ok bo
 	return 0, false
 }
 
-// pagingOp is the condition that continues after a cursor: REST's next link
-// replaces the range values in the paging direction by gt:/lt: the last key
-// (DECISIONS #7), which selects the same rows as adding it.
-func pagingOp(o model.Order) model.Operator {
-	if o == model.Desc {
-		return model.OpLt
-	}
-	return model.OpGt
-}
-
-// messageFilter validates the list arguments shared by Query.topicMessages
-// and Topic.messages. The limit asks for one row more than the page, to
-// know whether another page exists.
-func (r *Resolver) messageFilter(seq *LongFilter, ts *TimestampFilter, order *Order, first *int, cursor *string, errs *argErrors) (f db.MessageFilter, pageSize int) {
-	f.SequenceNumber = sequenceConditions(seq, errs)
-	f.Timestamp = timestampConditions(ts, errs)
-	f.Order = orderOf(order)
-	pageSize = r.first(first, errs)
+// messageQuery validates the list arguments shared by Query.topicMessages
+// and Topic.messages; the query looks one row ahead for hasNextPage.
+func (r *Resolver) messageQuery(seq *LongFilter, ts *TimestampFilter, order *Order, first *int, cursor *string, errs *argErrors) app.MessageQuery {
+	q := app.MessageQuery{Lookahead: true}
+	q.SequenceNumber = sequenceConditions(seq, errs)
+	q.Timestamp = timestampConditions(ts, errs)
+	q.Order = orderOf(order)
+	q.Limit = r.first(first, errs)
 	if key, ok := afterCursor(cursor, cursorMessage, errs); ok {
-		f.Timestamp = append(f.Timestamp, model.Condition[model.Timestamp]{Op: pagingOp(f.Order), Value: model.Timestamp(key)})
+		q.Timestamp = append(q.Timestamp, app.After(q.Order, model.Timestamp(key)))
 	}
-	f.Limit = pageSize + 1
-	return f, pageSize
+	return q
 }

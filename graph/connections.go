@@ -1,14 +1,15 @@
 package graph
 
 import (
+	"mirrorql/app"
 	"mirrorql/graph/view"
 	"mirrorql/model"
 )
 
-// The rows arrive with one more than the page size when another page exists
-// (the query asked for first+1): hasNextPage is exactly "more rows exist".
-// REST's links.next chain may end with an empty page instead; the rows of
-// the two chains are the same.
+// A page is read one row past its size (app's Lookahead): hasNextPage is
+// exactly "more rows exist". REST's links.next chain may end with an empty
+// page instead; the rows of the two chains are the same. Each edge's cursor
+// is its row's paging key, which the next page starts after (app.After).
 
 func pageInfo(more bool, cursors []string) *PageInfo {
 	p := &PageInfo{HasNextPage: more}
@@ -20,11 +21,8 @@ func pageInfo(more bool, cursors []string) *PageInfo {
 
 // messageConnection is a page of messages; the nodes' siblings are page
 // (when the rows came in a batch with other lists), else the rows shown.
-func messageConnection(rows []model.TopicMessage, pageSize int, page *view.Page[model.TopicMessage]) *TopicMessageConnection {
-	more := len(rows) > pageSize
-	if more {
-		rows = rows[:pageSize]
-	}
+func messageConnection(p app.MessagePage, page *view.Page[model.TopicMessage]) *TopicMessageConnection {
+	rows := p.Rows
 	c := &TopicMessageConnection{
 		Edges: make([]*TopicMessageEdge, len(rows)),
 		Nodes: make([]*view.TopicMessage, len(rows)),
@@ -34,43 +32,37 @@ func messageConnection(rows []model.TopicMessage, pageSize int, page *view.Page[
 		page = &view.Page[model.TopicMessage]{Rows: rows}
 	}
 	for i := range rows {
-		cursors[i] = encodeCursor(cursorMessage, int64(rows[i].ConsensusTimestamp))
-		c.Nodes[i] = &view.TopicMessage{M: &rows[i], Page: page}
+		cursors[i] = encodeCursor(cursorMessage, int64(app.MessageKey(&rows[i])))
+		c.Nodes[i] = &view.TopicMessage{Row: &rows[i], Page: page}
 		c.Edges[i] = &TopicMessageEdge{Cursor: cursors[i], Node: c.Nodes[i]}
 	}
-	c.PageInfo = pageInfo(more, cursors)
+	c.PageInfo = pageInfo(p.More, cursors)
 	return c
 }
 
-func topicConnection(rows []model.Topic, pageSize int) *TopicConnection {
-	more := len(rows) > pageSize
-	if more {
-		rows = rows[:pageSize]
-	}
+func topicConnection(p app.TopicPage) *TopicConnection {
+	rows := p.Rows
 	c := &TopicConnection{Edges: make([]*TopicEdge, len(rows)), Nodes: make([]*view.Topic, len(rows))}
 	cursors := make([]string, len(rows))
 	page := &view.Page[model.Topic]{Rows: rows}
 	for i := range rows {
-		cursors[i] = encodeCursor(cursorTopic, int64(rows[i].ID))
-		c.Nodes[i] = &view.Topic{T: &rows[i], Page: page}
+		cursors[i] = encodeCursor(cursorTopic, int64(app.TopicKey(&rows[i])))
+		c.Nodes[i] = &view.Topic{Row: &rows[i], Page: page}
 		c.Edges[i] = &TopicEdge{Cursor: cursors[i], Node: c.Nodes[i]}
 	}
-	c.PageInfo = pageInfo(more, cursors)
+	c.PageInfo = pageInfo(p.More, cursors)
 	return c
 }
 
-func scheduleConnection(rows []model.Schedule, pageSize int) *ScheduleConnection {
-	more := len(rows) > pageSize
-	if more {
-		rows = rows[:pageSize]
-	}
+func scheduleConnection(p app.SchedulePage) *ScheduleConnection {
+	rows := p.Rows
 	c := &ScheduleConnection{Edges: make([]*ScheduleEdge, len(rows)), Nodes: make([]*view.Schedule, len(rows))}
 	cursors := make([]string, len(rows))
 	for i := range rows {
-		cursors[i] = encodeCursor(cursorSchedule, int64(rows[i].ScheduleID))
-		c.Nodes[i] = &view.Schedule{S: &rows[i]}
+		cursors[i] = encodeCursor(cursorSchedule, int64(app.ScheduleKey(&rows[i])))
+		c.Nodes[i] = &view.Schedule{Row: &rows[i]}
 		c.Edges[i] = &ScheduleEdge{Cursor: cursors[i], Node: c.Nodes[i]}
 	}
-	c.PageInfo = pageInfo(more, cursors)
+	c.PageInfo = pageInfo(p.More, cursors)
 	return c
 }

@@ -9,37 +9,66 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
-	"mirrorql/db"
+	"mirrorql/app"
 )
 
-// Codes (extensions.code) of the errors that are not the client's argument
-// mistakes.
+// Codes (extensions.code) of app's errors.
 const (
-	CodeUnavailable = "SERVICE_UNAVAILABLE"
-	CodeInternal    = "INTERNAL_SERVER_ERROR"
+	CodeBadUserInput = "BAD_USER_INPUT"
+	CodeNotFound     = "NOT_FOUND"
+	CodeUnavailable  = "SERVICE_UNAVAILABLE"
+	CodeInternal     = "INTERNAL_SERVER_ERROR"
 )
 
-// unavailable is a query-layer failure: the client sees REST's generic
-// `Service unavailable` (DECISIONS #9), the log sees the cause.
-type unavailable struct{ cause error }
+func coded(code, msg string) *gqlerror.Error {
+	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": code}}
+}
 
-func (u *unavailable) Error() string { return "database: " + u.cause.Error() }
-func (u *unavailable) Unwrap() error { return u.cause }
+func badInput(msg string) *gqlerror.Error { return coded(CodeBadUserInput, msg) }
 
-func dbError(err error) error { return &unavailable{cause: err} }
+// fieldError is a resolver's error for err. A BadRequest reports every
+// message, as a REST 400 body does: all but the last are added to the
+// response and the last nulls the field. The others are presentError's.
+func fieldError(ctx context.Context, err error) error {
+	var br *app.BadRequest
+	if !errors.As(err, &br) || len(br.Messages) == 0 {
+		return err
+	}
+	for _, m := range br.Messages[:len(br.Messages)-1] {
+		graphql.AddError(ctx, badInput(m))
+	}
+	return badInput(br.Messages[len(br.Messages)-1])
+}
 
-// presentError maps errors to the wire once: argument errors as they are,
-// database errors to `Service unavailable` (logged), anything unexpected to
-// `Internal error` (logged).
+// dbError is a failure of a query-layer call made outside app (the
+// request's loaders): app's mapping.
+func dbError(err error) error { return app.DBError(err) }
+
+// presentError maps app's errors to the wire once: a database failure to
+// `Service unavailable` (logged unless the database is down, which db.Health
+// logs once), a lookup that found nothing to NOT_FOUND, anything unexpected
+// as gqlgen presents it.
 func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
-		var u *unavailable
-		if errors.As(err, &u) {
-			if !db.Unavailable(u.cause) { // an outage is logged once per change of state by db.Health
-				log.Error("graphql: query failed", "path", graphql.GetPath(ctx).String(), "err", u.cause)
+		var (
+			u  *app.Unavailable
+			nf *app.NotFound
+			br *app.BadRequest
+		)
+		switch {
+		case errors.As(err, &u):
+			if !u.Outage() {
+				log.Error("graphql: query failed", "path", graphql.GetPath(ctx).String(), "err", u.Cause)
 			}
-			return &gqlerror.Error{Message: "Service unavailable", Path: graphql.GetPath(ctx),
+			return &gqlerror.Error{Message: app.UnavailableMessage, Path: graphql.GetPath(ctx),
 				Extensions: map[string]any{"code": CodeUnavailable}}
+		case errors.As(err, &nf):
+			return &gqlerror.Error{Message: nf.Message, Path: graphql.GetPath(ctx),
+				Extensions: map[string]any{"code": CodeNotFound}}
+		case errors.As(err, &br) && len(br.Messages) > 0:
+			// not through fieldError: only the last message can be told
+			return &gqlerror.Error{Message: br.Messages[len(br.Messages)-1], Path: graphql.GetPath(ctx),
+				Extensions: map[string]any{"code": CodeBadUserInput}}
 		}
 		return graphql.DefaultErrorPresenter(ctx, err)
 	}

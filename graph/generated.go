@@ -1025,8 +1025,8 @@ func (ec *executionContext) _ActivityBucket_from(ctx context.Context, field grap
 			return obj.From(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNTimestamp2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
+			return ec.marshalNTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1048,8 +1048,8 @@ func (ec *executionContext) _ActivityBucket_to(ctx context.Context, field graphq
 			return obj.To(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNTimestamp2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
+			return ec.marshalNTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1071,8 +1071,8 @@ func (ec *executionContext) _ActivityBucket_messages(ctx context.Context, field 
 			return obj.Messages(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNLong2int64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Long) graphql.Marshaler {
+			return ec.marshalNLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1091,7 +1091,7 @@ func (ec *executionContext) _ChunkInfo_initialTransactionId(ctx context.Context,
 			return ec.fieldContext_ChunkInfo_initialTransactionId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.InitialTransactionID, nil
+			return obj.InitialTransactionID(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *view.TransactionID) graphql.Marshaler {
@@ -1105,7 +1105,7 @@ func (ec *executionContext) fieldContext_ChunkInfo_initialTransactionId(_ contex
 	fc = &graphql.FieldContext{
 		Object:     "ChunkInfo",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TransactionId(ctx, field)
@@ -1123,18 +1123,18 @@ func (ec *executionContext) _ChunkInfo_number(ctx context.Context, field graphql
 			return ec.fieldContext_ChunkInfo_number(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Number, nil
+			return obj.Number(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Int) graphql.Marshaler {
+			return ec.marshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐInt(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_ChunkInfo_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChunkInfo", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("ChunkInfo", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _ChunkInfo_total(ctx context.Context, field graphql.CollectedField, obj *view.ChunkInfo) (ret graphql.Marshaler) {
@@ -1146,18 +1146,18 @@ func (ec *executionContext) _ChunkInfo_total(ctx context.Context, field graphql.
 			return ec.fieldContext_ChunkInfo_total(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Total, nil
+			return obj.Total(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖmirrorqlᚋgraphᚋviewᚐInt(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_ChunkInfo_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChunkInfo", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("ChunkInfo", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _CustomFees_createdTimestamp(ctx context.Context, field graphql.CollectedField, obj *view.CustomFees) (ret graphql.Marshaler) {
@@ -1169,18 +1169,18 @@ func (ec *executionContext) _CustomFees_createdTimestamp(ctx context.Context, fi
 			return ec.fieldContext_CustomFees_createdTimestamp(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.CreatedTimestamp, nil
+			return obj.CreatedTimestamp(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOTimestamp2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
+			return ec.marshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_CustomFees_createdTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CustomFees", field, false, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("CustomFees", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _CustomFees_fixedFees(ctx context.Context, field graphql.CollectedField, obj *view.CustomFees) (ret graphql.Marshaler) {
@@ -1192,7 +1192,7 @@ func (ec *executionContext) _CustomFees_fixedFees(ctx context.Context, field gra
 			return ec.fieldContext_CustomFees_fixedFees(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.FixedFees, nil
+			return obj.FixedFees(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*view.FixedFee) graphql.Marshaler {
@@ -1206,7 +1206,7 @@ func (ec *executionContext) fieldContext_CustomFees_fixedFees(_ context.Context,
 	fc = &graphql.FieldContext{
 		Object:     "CustomFees",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FixedFee(ctx, field)
@@ -1224,18 +1224,18 @@ func (ec *executionContext) _FixedFee_amount(ctx context.Context, field graphql.
 			return ec.fieldContext_FixedFee_amount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Amount, nil
+			return obj.Amount(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNLong2int64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Long) graphql.Marshaler {
+			return ec.marshalNLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_FixedFee_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FixedFee", field, false, false, errors.New("field of type Long does not have child fields"))
+	return graphql.NewScalarFieldContext("FixedFee", field, true, false, errors.New("field of type Long does not have child fields"))
 }
 
 func (ec *executionContext) _FixedFee_collectorAccountId(ctx context.Context, field graphql.CollectedField, obj *view.FixedFee) (ret graphql.Marshaler) {
@@ -1247,18 +1247,18 @@ func (ec *executionContext) _FixedFee_collectorAccountId(ctx context.Context, fi
 			return ec.fieldContext_FixedFee_collectorAccountId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.CollectorAccountID, nil
+			return obj.CollectorAccountID(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOEntityId2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.EntityID) graphql.Marshaler {
+			return ec.marshalOEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_FixedFee_collectorAccountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FixedFee", field, false, false, errors.New("field of type EntityId does not have child fields"))
+	return graphql.NewScalarFieldContext("FixedFee", field, true, false, errors.New("field of type EntityId does not have child fields"))
 }
 
 func (ec *executionContext) _FixedFee_denominatingTokenId(ctx context.Context, field graphql.CollectedField, obj *view.FixedFee) (ret graphql.Marshaler) {
@@ -1270,18 +1270,18 @@ func (ec *executionContext) _FixedFee_denominatingTokenId(ctx context.Context, f
 			return ec.fieldContext_FixedFee_denominatingTokenId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.DenominatingTokenID, nil
+			return obj.DenominatingTokenID(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOEntityId2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.EntityID) graphql.Marshaler {
+			return ec.marshalOEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_FixedFee_denominatingTokenId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FixedFee", field, false, false, errors.New("field of type EntityId does not have child fields"))
+	return graphql.NewScalarFieldContext("FixedFee", field, true, false, errors.New("field of type EntityId does not have child fields"))
 }
 
 func (ec *executionContext) _Key_type(ctx context.Context, field graphql.CollectedField, obj *view.Key) (ret graphql.Marshaler) {
@@ -1293,18 +1293,18 @@ func (ec *executionContext) _Key_type(ctx context.Context, field graphql.Collect
 			return ec.fieldContext_Key_type(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Type, nil
+			return obj.Type(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v view.KeyType) graphql.Marshaler {
-			return ec.marshalNKeyType2mirrorqlᚋgraphᚋviewᚐKeyType(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.KeyType) graphql.Marshaler {
+			return ec.marshalNKeyType2ᚖmirrorqlᚋgraphᚋviewᚐKeyType(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Key_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Key", field, false, false, errors.New("field of type KeyType does not have child fields"))
+	return graphql.NewScalarFieldContext("Key", field, true, false, errors.New("field of type KeyType does not have child fields"))
 }
 
 func (ec *executionContext) _Key_key(ctx context.Context, field graphql.CollectedField, obj *view.Key) (ret graphql.Marshaler) {
@@ -1316,18 +1316,18 @@ func (ec *executionContext) _Key_key(ctx context.Context, field graphql.Collecte
 			return ec.fieldContext_Key_key(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Key, nil
+			return obj.Key(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.String) graphql.Marshaler {
+			return ec.marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Key_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Key", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Key", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -1772,8 +1772,8 @@ func (ec *executionContext) _Schedule_id(ctx context.Context, field graphql.Coll
 			return obj.ID(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNEntityId2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.EntityID) graphql.Marshaler {
+			return ec.marshalNEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1827,8 +1827,8 @@ func (ec *executionContext) _Schedule_consensusTimestamp(ctx context.Context, fi
 			return obj.ConsensusTimestamp(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNTimestamp2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
+			return ec.marshalNTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1850,8 +1850,8 @@ func (ec *executionContext) _Schedule_creatorAccountId(ctx context.Context, fiel
 			return obj.CreatorAccountID(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNEntityId2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.EntityID) graphql.Marshaler {
+			return ec.marshalNEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1873,8 +1873,8 @@ func (ec *executionContext) _Schedule_payerAccountId(ctx context.Context, field 
 			return obj.PayerAccountID(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNEntityId2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.EntityID) graphql.Marshaler {
+			return ec.marshalNEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx, selections, v)
 		},
 		true,
 		true,
@@ -1896,8 +1896,8 @@ func (ec *executionContext) _Schedule_deleted(ctx context.Context, field graphql
 			return obj.Deleted(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
-			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(ctx, selections, v)
 		},
 		true,
 		false,
@@ -1919,8 +1919,8 @@ func (ec *executionContext) _Schedule_executedTimestamp(ctx context.Context, fie
 			return obj.ExecutedTimestamp(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOTimestamp2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
+			return ec.marshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx, selections, v)
 		},
 		true,
 		false,
@@ -1942,8 +1942,8 @@ func (ec *executionContext) _Schedule_expirationTime(ctx context.Context, field 
 			return obj.ExpirationTime(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOTimestamp2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
+			return ec.marshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx, selections, v)
 		},
 		true,
 		false,
@@ -1965,8 +1965,8 @@ func (ec *executionContext) _Schedule_memo(ctx context.Context, field graphql.Co
 			return obj.Memo(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.String) graphql.Marshaler {
+			return ec.marshalOString2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx, selections, v)
 		},
 		true,
 		false,
@@ -2020,8 +2020,8 @@ func (ec *executionContext) _Schedule_transactionBody(ctx context.Context, field
 			return obj.TransactionBody(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Base64) graphql.Marshaler {
+			return ec.marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐBase64(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2043,8 +2043,8 @@ func (ec *executionContext) _Schedule_waitForExpiry(ctx context.Context, field g
 			return obj.WaitForExpiry(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Bool) graphql.Marshaler {
+			return ec.marshalNBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2237,18 +2237,18 @@ func (ec *executionContext) _ScheduleSignature_consensusTimestamp(ctx context.Co
 			return ec.fieldContext_ScheduleSignature_consensusTimestamp(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ConsensusTimestamp, nil
+			return obj.ConsensusTimestamp(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNTimestamp2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
+			return ec.marshalNTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleSignature_consensusTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleSignature", field, false, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _ScheduleSignature_publicKeyPrefix(ctx context.Context, field graphql.CollectedField, obj *view.ScheduleSignature) (ret graphql.Marshaler) {
@@ -2260,18 +2260,18 @@ func (ec *executionContext) _ScheduleSignature_publicKeyPrefix(ctx context.Conte
 			return ec.fieldContext_ScheduleSignature_publicKeyPrefix(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.PublicKeyPrefix, nil
+			return obj.PublicKeyPrefix(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.PostgresBase64) graphql.Marshaler {
+			return ec.marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐPostgresBase64(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleSignature_publicKeyPrefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleSignature", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ScheduleSignature_signature(ctx context.Context, field graphql.CollectedField, obj *view.ScheduleSignature) (ret graphql.Marshaler) {
@@ -2283,18 +2283,18 @@ func (ec *executionContext) _ScheduleSignature_signature(ctx context.Context, fi
 			return ec.fieldContext_ScheduleSignature_signature(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Signature, nil
+			return obj.Signature(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.PostgresBase64) graphql.Marshaler {
+			return ec.marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐPostgresBase64(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleSignature_signature(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleSignature", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ScheduleSignature_type(ctx context.Context, field graphql.CollectedField, obj *view.ScheduleSignature) (ret graphql.Marshaler) {
@@ -2306,18 +2306,18 @@ func (ec *executionContext) _ScheduleSignature_type(ctx context.Context, field g
 			return ec.fieldContext_ScheduleSignature_type(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Type, nil
+			return obj.Type(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.String) graphql.Marshaler {
+			return ec.marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleSignature_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleSignature", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Subscription_topicMessages(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -2373,18 +2373,18 @@ func (ec *executionContext) _TimestampRange_from(ctx context.Context, field grap
 			return ec.fieldContext_TimestampRange_from(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.From, nil
+			return obj.From(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOTimestamp2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
+			return ec.marshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_TimestampRange_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimestampRange", field, false, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("TimestampRange", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _TimestampRange_to(ctx context.Context, field graphql.CollectedField, obj *view.TimestampRange) (ret graphql.Marshaler) {
@@ -2396,18 +2396,18 @@ func (ec *executionContext) _TimestampRange_to(ctx context.Context, field graphq
 			return ec.fieldContext_TimestampRange_to(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.To, nil
+			return obj.To(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOTimestamp2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
+			return ec.marshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_TimestampRange_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimestampRange", field, false, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("TimestampRange", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _Topic_id(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2422,8 +2422,8 @@ func (ec *executionContext) _Topic_id(ctx context.Context, field graphql.Collect
 			return obj.ID(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNEntityId2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.EntityID) graphql.Marshaler {
+			return ec.marshalNEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2445,8 +2445,8 @@ func (ec *executionContext) _Topic_memo(ctx context.Context, field graphql.Colle
 			return obj.Memo(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.String) graphql.Marshaler {
+			return ec.marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2468,8 +2468,8 @@ func (ec *executionContext) _Topic_deleted(ctx context.Context, field graphql.Co
 			return obj.Deleted(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
-			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(ctx, selections, v)
 		},
 		true,
 		false,
@@ -2491,8 +2491,8 @@ func (ec *executionContext) _Topic_createdTimestamp(ctx context.Context, field g
 			return obj.CreatedTimestamp(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOTimestamp2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
+			return ec.marshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx, selections, v)
 		},
 		true,
 		false,
@@ -2674,8 +2674,8 @@ func (ec *executionContext) _Topic_autoRenewAccountId(ctx context.Context, field
 			return obj.AutoRenewAccountID(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOEntityId2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.EntityID) graphql.Marshaler {
+			return ec.marshalOEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx, selections, v)
 		},
 		true,
 		false,
@@ -2697,8 +2697,8 @@ func (ec *executionContext) _Topic_autoRenewPeriod(ctx context.Context, field gr
 			return obj.AutoRenewPeriod(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
-			return ec.marshalOLong2ᚖint64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Long) graphql.Marshaler {
+			return ec.marshalOLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx, selections, v)
 		},
 		true,
 		false,
@@ -3090,8 +3090,8 @@ func (ec *executionContext) _TopicMessage_topicId(ctx context.Context, field gra
 			return obj.TopicID(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNEntityId2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.EntityID) graphql.Marshaler {
+			return ec.marshalNEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3145,8 +3145,8 @@ func (ec *executionContext) _TopicMessage_sequenceNumber(ctx context.Context, fi
 			return obj.SequenceNumber(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNLong2int64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Long) graphql.Marshaler {
+			return ec.marshalNLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3168,8 +3168,8 @@ func (ec *executionContext) _TopicMessage_consensusTimestamp(ctx context.Context
 			return obj.ConsensusTimestamp(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNTimestamp2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
+			return ec.marshalNTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3192,8 +3192,8 @@ func (ec *executionContext) _TopicMessage_message(ctx context.Context, field gra
 			return obj.Message(fc.Args["encoding"].(*view.MessageEncoding)), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Text) graphql.Marshaler {
+			return ec.marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐText(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3235,8 +3235,8 @@ func (ec *executionContext) _TopicMessage_payerAccountId(ctx context.Context, fi
 			return obj.PayerAccountID(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOEntityId2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.EntityID) graphql.Marshaler {
+			return ec.marshalOEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx, selections, v)
 		},
 		true,
 		false,
@@ -3258,8 +3258,8 @@ func (ec *executionContext) _TopicMessage_runningHash(ctx context.Context, field
 			return obj.RunningHash(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Base64) graphql.Marshaler {
+			return ec.marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐBase64(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3281,8 +3281,8 @@ func (ec *executionContext) _TopicMessage_runningHashVersion(ctx context.Context
 			return obj.RunningHashVersion(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
-			return ec.marshalNInt2int(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Short) graphql.Marshaler {
+			return ec.marshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐShort(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3560,18 +3560,18 @@ func (ec *executionContext) _TransactionId_accountId(ctx context.Context, field 
 			return ec.fieldContext_TransactionId_accountId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.AccountID, nil
+			return obj.AccountID(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOEntityId2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.String) graphql.Marshaler {
+			return ec.marshalOEntityId2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_TransactionId_accountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TransactionId", field, false, false, errors.New("field of type EntityId does not have child fields"))
+	return graphql.NewScalarFieldContext("TransactionId", field, true, false, errors.New("field of type EntityId does not have child fields"))
 }
 
 func (ec *executionContext) _TransactionId_nonce(ctx context.Context, field graphql.CollectedField, obj *view.TransactionID) (ret graphql.Marshaler) {
@@ -3583,18 +3583,18 @@ func (ec *executionContext) _TransactionId_nonce(ctx context.Context, field grap
 			return ec.fieldContext_TransactionId_nonce(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Nonce, nil
+			return obj.Nonce(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int32) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint32(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖmirrorqlᚋgraphᚋviewᚐInt(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_TransactionId_nonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TransactionId", field, false, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("TransactionId", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _TransactionId_scheduled(ctx context.Context, field graphql.CollectedField, obj *view.TransactionID) (ret graphql.Marshaler) {
@@ -3606,18 +3606,18 @@ func (ec *executionContext) _TransactionId_scheduled(ctx context.Context, field 
 			return ec.fieldContext_TransactionId_scheduled(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Scheduled, nil
+			return obj.Scheduled(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
-			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_TransactionId_scheduled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TransactionId", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("TransactionId", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _TransactionId_transactionValidStart(ctx context.Context, field graphql.CollectedField, obj *view.TransactionID) (ret graphql.Marshaler) {
@@ -3629,18 +3629,18 @@ func (ec *executionContext) _TransactionId_transactionValidStart(ctx context.Con
 			return ec.fieldContext_TransactionId_transactionValidStart(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.TransactionValidStart, nil
+			return obj.TransactionValidStart(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOTimestamp2ᚖstring(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.String) graphql.Marshaler {
+			return ec.marshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_TransactionId_transactionValidStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TransactionId", field, false, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("TransactionId", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -4977,9 +4977,6 @@ func (ec *executionContext) _ChunkInfo(ctx context.Context, sel ast.SelectionSet
 			}
 		case "total":
 			out.Values[i] = ec._ChunkInfo_total(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6703,6 +6700,22 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) unmarshalNBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(ctx context.Context, v any) (*view.Bool, error) {
+	var res = new(view.Bool)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(ctx context.Context, sel ast.SelectionSet, v *view.Bool) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalNCustomFees2ᚖmirrorqlᚋgraphᚋviewᚐCustomFees(ctx context.Context, sel ast.SelectionSet, v *view.CustomFees) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -6723,20 +6736,20 @@ func (ec *executionContext) marshalNEntityId2mirrorqlᚋgraphᚋviewᚐEntityIDA
 	return v
 }
 
-func (ec *executionContext) unmarshalNEntityId2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalString(v)
+func (ec *executionContext) unmarshalNEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx context.Context, v any) (*view.EntityID, error) {
+	var res = new(view.EntityID)
+	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNEntityId2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
-	_ = sel
-	res := graphql.MarshalString(v)
-	if res == graphql.Null {
+func (ec *executionContext) marshalNEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx context.Context, sel ast.SelectionSet, v *view.EntityID) graphql.Marshaler {
+	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
+		return graphql.Null
 	}
-	return res
+	return v
 }
 
 func (ec *executionContext) marshalNFixedFee2ᚕᚖmirrorqlᚋgraphᚋviewᚐFixedFeeᚄ(ctx context.Context, sel ast.SelectionSet, v []*view.FixedFee) graphql.Marshaler {
@@ -6781,20 +6794,36 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	return res
 }
 
-func (ec *executionContext) unmarshalNInt2int32(ctx context.Context, v any) (int32, error) {
-	res, err := graphql.UnmarshalInt32(v)
+func (ec *executionContext) unmarshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐInt(ctx context.Context, v any) (*view.Int, error) {
+	var res = new(view.Int)
+	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNInt2int32(ctx context.Context, sel ast.SelectionSet, v int32) graphql.Marshaler {
-	_ = sel
-	res := graphql.MarshalInt32(v)
-	if res == graphql.Null {
+func (ec *executionContext) marshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐInt(ctx context.Context, sel ast.SelectionSet, v *view.Int) graphql.Marshaler {
+	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
+		return graphql.Null
 	}
-	return res
+	return v
+}
+
+func (ec *executionContext) unmarshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐShort(ctx context.Context, v any) (*view.Short, error) {
+	var res = new(view.Short)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐShort(ctx context.Context, sel ast.SelectionSet, v *view.Short) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalNKey2ᚕᚖmirrorqlᚋgraphᚋviewᚐKeyᚄ(ctx context.Context, sel ast.SelectionSet, v []*view.Key) graphql.Marshaler {
@@ -6823,37 +6852,20 @@ func (ec *executionContext) marshalNKey2ᚖmirrorqlᚋgraphᚋviewᚐKey(ctx con
 	return ec._Key(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNKeyType2mirrorqlᚋgraphᚋviewᚐKeyType(ctx context.Context, v any) (view.KeyType, error) {
-	tmp, err := graphql.UnmarshalString(v)
-	res := view.KeyType(tmp)
+func (ec *executionContext) unmarshalNKeyType2ᚖmirrorqlᚋgraphᚋviewᚐKeyType(ctx context.Context, v any) (*view.KeyType, error) {
+	var res = new(view.KeyType)
+	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNKeyType2mirrorqlᚋgraphᚋviewᚐKeyType(ctx context.Context, sel ast.SelectionSet, v view.KeyType) graphql.Marshaler {
-	_ = sel
-	res := graphql.MarshalString(string(v))
-	if res == graphql.Null {
+func (ec *executionContext) marshalNKeyType2ᚖmirrorqlᚋgraphᚋviewᚐKeyType(ctx context.Context, sel ast.SelectionSet, v *view.KeyType) graphql.Marshaler {
+	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
+		return graphql.Null
 	}
-	return res
-}
-
-func (ec *executionContext) unmarshalNLong2int64(ctx context.Context, v any) (int64, error) {
-	res, err := graphql.UnmarshalInt64(v)
-	return res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalNLong2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
-	_ = sel
-	res := graphql.MarshalInt64(v)
-	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
-	}
-	return res
+	return v
 }
 
 func (ec *executionContext) unmarshalNLong2mirrorqlᚋgraphᚋviewᚐLongArg(ctx context.Context, v any) (view.LongArg, error) {
@@ -6863,6 +6875,22 @@ func (ec *executionContext) unmarshalNLong2mirrorqlᚋgraphᚋviewᚐLongArg(ctx
 }
 
 func (ec *executionContext) marshalNLong2mirrorqlᚋgraphᚋviewᚐLongArg(ctx context.Context, sel ast.SelectionSet, v view.LongArg) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx context.Context, v any) (*view.Long, error) {
+	var res = new(view.Long)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx context.Context, sel ast.SelectionSet, v *view.Long) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
 	return v
 }
 
@@ -7001,6 +7029,70 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 	return res
 }
 
+func (ec *executionContext) unmarshalNString2ᚖmirrorqlᚋgraphᚋviewᚐBase64(ctx context.Context, v any) (*view.Base64, error) {
+	var res = new(view.Base64)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐBase64(ctx context.Context, sel ast.SelectionSet, v *view.Base64) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNString2ᚖmirrorqlᚋgraphᚋviewᚐPostgresBase64(ctx context.Context, v any) (*view.PostgresBase64, error) {
+	var res = new(view.PostgresBase64)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐPostgresBase64(ctx context.Context, sel ast.SelectionSet, v *view.PostgresBase64) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNString2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx context.Context, v any) (*view.String, error) {
+	var res = new(view.String)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx context.Context, sel ast.SelectionSet, v *view.String) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalNString2ᚖmirrorqlᚋgraphᚋviewᚐText(ctx context.Context, v any) (*view.Text, error) {
+	var res = new(view.Text)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐText(ctx context.Context, sel ast.SelectionSet, v *view.Text) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalNTimestamp2mirrorqlᚋgraphᚋviewᚐTimestampArg(ctx context.Context, v any) (view.TimestampArg, error) {
 	var res view.TimestampArg
 	err := res.UnmarshalGQL(v)
@@ -7011,20 +7103,20 @@ func (ec *executionContext) marshalNTimestamp2mirrorqlᚋgraphᚋviewᚐTimestam
 	return v
 }
 
-func (ec *executionContext) unmarshalNTimestamp2string(ctx context.Context, v any) (string, error) {
-	res, err := graphql.UnmarshalString(v)
+func (ec *executionContext) unmarshalNTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx context.Context, v any) (*view.Timestamp, error) {
+	var res = new(view.Timestamp)
+	err := res.UnmarshalGQL(v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNTimestamp2string(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
-	_ = sel
-	res := graphql.MarshalString(v)
-	if res == graphql.Null {
+func (ec *executionContext) marshalNTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx context.Context, sel ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
+	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
+		return graphql.Null
 	}
-	return res
+	return v
 }
 
 func (ec *executionContext) marshalNTimestampRange2ᚖmirrorqlᚋgraphᚋviewᚐTimestampRange(ctx context.Context, sel ast.SelectionSet, v *view.TimestampRange) graphql.Marshaler {
@@ -7354,11 +7446,43 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalOBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(ctx context.Context, v any) (*view.Bool, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(view.Bool)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(ctx context.Context, sel ast.SelectionSet, v *view.Bool) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) marshalOChunkInfo2ᚖmirrorqlᚋgraphᚋviewᚐChunkInfo(ctx context.Context, sel ast.SelectionSet, v *view.ChunkInfo) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._ChunkInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx context.Context, v any) (*view.EntityID, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(view.EntityID)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx context.Context, sel ast.SelectionSet, v *view.EntityID) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityIDArg(ctx context.Context, v any) (*view.EntityIDArg, error) {
@@ -7377,22 +7501,20 @@ func (ec *executionContext) marshalOEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntity
 	return v
 }
 
-func (ec *executionContext) unmarshalOEntityId2ᚖstring(ctx context.Context, v any) (*string, error) {
+func (ec *executionContext) unmarshalOEntityId2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx context.Context, v any) (*view.String, error) {
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalString(v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	var res = new(view.String)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOEntityId2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+func (ec *executionContext) marshalOEntityId2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx context.Context, sel ast.SelectionSet, v *view.String) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	_ = sel
-	_ = ctx
-	res := graphql.MarshalString(*v)
-	return res
+	return v
 }
 
 func (ec *executionContext) unmarshalOEntityIdFilter2ᚖmirrorqlᚋgraphᚐEntityIDFilter(ctx context.Context, v any) (*EntityIDFilter, error) {
@@ -7421,22 +7543,20 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
-func (ec *executionContext) unmarshalOInt2ᚖint32(ctx context.Context, v any) (*int32, error) {
+func (ec *executionContext) unmarshalOInt2ᚖmirrorqlᚋgraphᚋviewᚐInt(ctx context.Context, v any) (*view.Int, error) {
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalInt32(v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	var res = new(view.Int)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOInt2ᚖint32(ctx context.Context, sel ast.SelectionSet, v *int32) graphql.Marshaler {
+func (ec *executionContext) marshalOInt2ᚖmirrorqlᚋgraphᚋviewᚐInt(ctx context.Context, sel ast.SelectionSet, v *view.Int) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	_ = sel
-	_ = ctx
-	res := graphql.MarshalInt32(*v)
-	return res
+	return v
 }
 
 func (ec *executionContext) marshalOKey2ᚖmirrorqlᚋgraphᚋviewᚐKey(ctx context.Context, sel ast.SelectionSet, v *view.Key) graphql.Marshaler {
@@ -7446,22 +7566,20 @@ func (ec *executionContext) marshalOKey2ᚖmirrorqlᚋgraphᚋviewᚐKey(ctx con
 	return ec._Key(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOLong2ᚖint64(ctx context.Context, v any) (*int64, error) {
+func (ec *executionContext) unmarshalOLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx context.Context, v any) (*view.Long, error) {
 	if v == nil {
 		return nil, nil
 	}
-	res, err := graphql.UnmarshalInt64(v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	var res = new(view.Long)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalOLong2ᚖint64(ctx context.Context, sel ast.SelectionSet, v *int64) graphql.Marshaler {
+func (ec *executionContext) marshalOLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx context.Context, sel ast.SelectionSet, v *view.Long) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
-	_ = sel
-	_ = ctx
-	res := graphql.MarshalInt64(*v)
-	return res
+	return v
 }
 
 func (ec *executionContext) unmarshalOLong2ᚖmirrorqlᚋgraphᚋviewᚐLongArg(ctx context.Context, v any) (*view.LongArg, error) {
@@ -7530,6 +7648,22 @@ func (ec *executionContext) marshalOSchedule2ᚖmirrorqlᚋgraphᚋviewᚐSchedu
 	return ec._Schedule(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOString2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx context.Context, v any) (*view.String, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(view.String)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOString2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx context.Context, sel ast.SelectionSet, v *view.String) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -7548,6 +7682,38 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) unmarshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx context.Context, v any) (*view.String, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(view.String)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx context.Context, sel ast.SelectionSet, v *view.String) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx context.Context, v any) (*view.Timestamp, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(view.Timestamp)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx context.Context, sel ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestampArg(ctx context.Context, v any) (*view.TimestampArg, error) {
 	if v == nil {
 		return nil, nil
@@ -7562,24 +7728,6 @@ func (ec *executionContext) marshalOTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimes
 		return graphql.Null
 	}
 	return v
-}
-
-func (ec *executionContext) unmarshalOTimestamp2ᚖstring(ctx context.Context, v any) (*string, error) {
-	if v == nil {
-		return nil, nil
-	}
-	res, err := graphql.UnmarshalString(v)
-	return &res, graphql.ErrorOnPath(ctx, err)
-}
-
-func (ec *executionContext) marshalOTimestamp2ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	_ = sel
-	_ = ctx
-	res := graphql.MarshalString(*v)
-	return res
 }
 
 func (ec *executionContext) unmarshalOTimestampFilter2ᚖmirrorqlᚋgraphᚐTimestampFilter(ctx context.Context, v any) (*TimestampFilter, error) {

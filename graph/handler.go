@@ -58,7 +58,7 @@ type api struct {
 // endpoint with and without compiled operations.
 func newAPI(d *db.DB, o Options, compiled bool, post graphql.Transport) api {
 	o = o.withDefaults()
-	res := &Resolver{db: d, opts: o, presentError: presentError(o.Log)}
+	res := newResolver(d, o)
 	var pl *plans
 	if compiled {
 		pl = newPlans(res)
@@ -81,7 +81,7 @@ func newAPI(d *db.DB, o Options, compiled bool, post graphql.Transport) api {
 	}
 	srv.Use(operationGuard{
 		maxDepth: o.MaxDepth, maxCost: o.MaxComplexity,
-		defaultFirst: o.LimitDefault, maxFirst: o.LimitMax,
+		sizes: o.pageSizes(),
 	})
 	srv.Use(streamLoaders{fresh: func(ctx context.Context) context.Context {
 		return withFreshLoaders(ctx, d, o.LoaderWait)

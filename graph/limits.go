@@ -11,6 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -46,8 +47,8 @@ func init() {
 // free and not counted in depth, so that explorers work. A fragment is
 // measured once however often it is spread.
 type operationGuard struct {
-	maxDepth, maxCost      int
-	defaultFirst, maxFirst int
+	maxDepth, maxCost int
+	sizes             app.PageSizes
 }
 
 var _ interface {
@@ -132,14 +133,14 @@ func (m *measurer) field(f *ast.Field) measure {
 	return out
 }
 
-// first is the page size a connection field will use, as the resolver
-// computes it (an invalid value is refused there; it counts as 1 here).
+// first is the page size a connection field will use: app's rule, as the
+// resolver applies it (app.PageSizes.Estimate).
 func (m *measurer) first(f *ast.Field) int {
 	n, ok := m.intArg(f, "first")
 	if !ok {
-		return m.guard.defaultFirst
+		return m.guard.sizes.Estimate(nil)
 	}
-	return int(min(max(n, 1), int64(m.guard.maxFirst)))
+	return m.guard.sizes.Estimate(&n)
 }
 
 // buckets is what Topic.activity costs: its buckets, as many as the

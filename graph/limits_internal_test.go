@@ -4,12 +4,14 @@ import (
 	"testing"
 
 	"github.com/vektah/gqlparser/v2"
+
+	"mirrorql/app"
 )
 
 // TestOperationCost pins the complexity formula of operationGuard.
 func TestOperationCost(t *testing.T) {
 	schema := NewExecutableSchema(Config{Resolvers: &Resolver{}}).Schema()
-	g := operationGuard{maxDepth: 10, maxCost: 200, defaultFirst: 25, maxFirst: 100}
+	g := operationGuard{maxDepth: 10, maxCost: 200, sizes: app.PageSizes{Default: 25, Max: 100}}
 	tests := []struct {
 		name        string
 		query       string

@@ -158,6 +158,7 @@ func TestLimits(t *testing.T) {
 // operation name, introspection (the explorer's query), and GET from a
 // browser gets the explorer.
 func TestTransports(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fixtureSQL, graph.Options{})
 	req := httptest.NewRequest(http.MethodGet, "/graphql?query="+url.QueryEscape(`query Q($id: EntityId!) { topic(id: $id) { memo } }`)+
 		"&variables="+url.QueryEscape(`{"id": "7"}`), nil)
@@ -331,6 +332,7 @@ const introspectionQuery = `
 // TestDatabaseUnavailable: a query-layer failure is REST's `Service
 // unavailable` (with extensions.code SERVICE_UNAVAILABLE), never the cause.
 func TestDatabaseUnavailable(t *testing.T) {
+	t.Parallel()
 	d, err := db.Open(db.Options{URL: "postgres://nobody@127.0.0.1:1/none?sslmode=disable", ConnectTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -352,6 +354,7 @@ func TestDatabaseUnavailable(t *testing.T) {
 // TestIntrospectionSwitch: introspection answers by default and is refused
 // when turned off by configuration; ordinary queries work either way.
 func TestIntrospectionSwitch(t *testing.T) {
+	t.Parallel()
 	const q = `{ __schema { queryType { name } } }`
 	for _, off := range []bool{false, true} {
 		e := newEnv(t, fixtureSQL, graph.Options{NoIntrospection: off})
@@ -369,6 +372,7 @@ func TestIntrospectionSwitch(t *testing.T) {
 // TestBatchingBounded: a JSON array of operations (batching) is not
 // executed at all: one request runs one operation.
 func TestBatchingBounded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fixtureSQL, graph.Options{})
 	ops := make([]string, 50)
 	for i := range ops {

@@ -82,7 +82,7 @@ func (l *loaders) make() {
 		page := &view.Page[model.Topic]{Rows: rows}
 		byID := make(map[model.EntityID]*view.Topic, len(rows))
 		for i := range rows {
-			byID[rows[i].ID] = &view.Topic{T: &rows[i], Page: page}
+			byID[rows[i].ID] = &view.Topic{Row: &rows[i], Page: page}
 		}
 		return resultsOf(ids, func(id model.EntityID) *view.Topic { return byID[id] })
 	}, dataloader.WithWait[model.EntityID, *view.Topic](wait))
@@ -153,7 +153,7 @@ func oneMessageEach[K comparable](keys []K, found map[K]*model.TopicMessage) []*
 	page := &view.Page[model.TopicMessage]{Rows: rows}
 	byKey := make(map[K]*view.TopicMessage, len(rows))
 	for i, k := range rowKeys {
-		byKey[k] = &view.TopicMessage{M: &rows[i], Page: page}
+		byKey[k] = &view.TopicMessage{Row: &rows[i], Page: page}
 	}
 	return resultsOf(keys, func(k K) *view.TopicMessage { return byKey[k] })
 }
@@ -197,7 +197,7 @@ func (l *loaders) topicOf(ctx context.Context, m *view.TopicMessage) (*view.Topi
 			}
 		}
 	}
-	return l.topic.Load(ctx, m.M.TopicID)()
+	return l.topic.Load(ctx, m.Row.TopicID)()
 }
 
 func (l *loaders) chunksOf(ctx context.Context, m *view.TopicMessage) (messageRows, error) {
@@ -209,7 +209,7 @@ func (l *loaders) chunksOf(ctx context.Context, m *view.TopicMessage) (messageRo
 			}
 		}
 	}
-	return l.chunks.Load(ctx, m.M)()
+	return l.chunks.Load(ctx, m.Row)()
 }
 
 func (l *loaders) messageOf(ctx context.Context, t *view.Topic, seq int64) (*view.TopicMessage, error) {
@@ -219,7 +219,7 @@ func (l *loaders) messageOf(ctx context.Context, t *view.Topic, seq int64) (*vie
 			l.message.Load(ctx, db.TopicSequence{TopicID: t.Page.Rows[i].ID, SequenceNumber: seq})
 		}
 	}
-	return l.message.Load(ctx, db.TopicSequence{TopicID: t.T.ID, SequenceNumber: seq})()
+	return l.message.Load(ctx, db.TopicSequence{TopicID: t.Row.ID, SequenceNumber: seq})()
 }
 
 // latestOf is the topic's newest message (nil when it has none), loaded
@@ -231,7 +231,7 @@ func (l *loaders) latestOf(ctx context.Context, t *view.Topic) (*view.TopicMessa
 			l.latest.Load(ctx, t.Page.Rows[i].ID)
 		}
 	}
-	return l.latest.Load(ctx, t.T.ID)()
+	return l.latest.Load(ctx, t.Row.ID)()
 }
 
 // messagesOf loads one topic's page through the batch of its filter.
@@ -246,7 +246,7 @@ func (l *loaders) messagesOf(ctx context.Context, t *view.Topic, f db.MessageFil
 			l.messages.Load(ctx, messagesKey{t.Page.Rows[i].ID, fk})
 		}
 	}
-	return l.messages.Load(ctx, messagesKey{t.T.ID, fk})()
+	return l.messages.Load(ctx, messagesKey{t.Row.ID, fk})()
 }
 
 // filterKey is a filter's canonical text (its topic aside).

@@ -2,9 +2,8 @@ package graph
 
 import (
 	"context"
-	"errors"
 
-	"mirrorql/db"
+	"mirrorql/app"
 	"mirrorql/graph/view"
 	"mirrorql/model"
 )
@@ -28,29 +27,29 @@ func (r *Resolver) messageBySequence(ctx context.Context, topicID view.EntityIDA
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := messageOrNull(r.db.MessageBySequence(ctx, topic, seq))
+	m, err := messageOrNull(r.app.MessageBySequence(ctx, topic, seq))
 	return m, nil, err
 }
 
 // messageByTimestamp is Query.topicMessageByTimestamp, REST's by-timestamp
-// route (db.MessageByTimestamp), apart from gqlgen.
+// route, apart from gqlgen.
 func (r *Resolver) messageByTimestamp(ctx context.Context, consensusTimestamp view.TimestampArg) (*view.TopicMessage, error) {
 	ts, err := model.ParseTimestamp(string(consensusTimestamp))
 	if err != nil {
 		return nil, badInput(invalidParameter("consensus_timestamp"))
 	}
-	return messageOrNull(r.db.MessageByTimestamp(ctx, ts))
+	return messageOrNull(r.app.MessageByTimestamp(ctx, ts))
 }
 
 // messageOrNull maps a single-message lookup: not found is null.
 func messageOrNull(m *model.TopicMessage, err error) (*view.TopicMessage, error) {
 	switch {
-	case errors.Is(err, db.ErrNotFound):
+	case app.IsNotFound(err):
 		return nil, nil
 	case err != nil:
-		return nil, dbError(err)
+		return nil, err
 	}
-	return &view.TopicMessage{M: m}, nil
+	return &view.TopicMessage{Row: m}, nil
 }
 
 // joinChunks joins the bytes of chunks 1..total, taking the first chunk of

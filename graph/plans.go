@@ -15,6 +15,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
+	"mirrorql/app"
 	"mirrorql/graph/view"
 )
 
@@ -143,7 +144,7 @@ func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string,
 			return false
 		}
 		m, err := f.lookup(ctx, p.r, args)
-		var u *unavailable
+		var u *app.Unavailable
 		switch {
 		case errors.As(err, &u):
 			// Answered here as gqlgen answers it (the field null, the error
@@ -409,6 +410,20 @@ func nullable[T, V any](get func(T) *V, marshal func(V) graphql.Marshaler) field
 	})
 }
 
+// self writes a field whose value marshals itself (graph/view's output
+// scalars), returned as the generated code returns it; nil is null.
+func self[T, V any, P interface {
+	*V
+	graphql.Marshaler
+}](get func(T) P) fieldCompiler[T] {
+	return scalar(get, func(p P) graphql.Marshaler {
+		if p == nil {
+			return graphql.Null
+		}
+		return p
+	})
+}
+
 func typename[T any](name string) fieldCompiler[T] {
 	return scalar(func(T) string { return name }, graphql.MarshalString)
 }
@@ -440,13 +455,13 @@ func object[T, V any](get func(T) *V, nonNull bool, fields func() map[string]fie
 
 var topicMessageFields = map[string]fieldCompiler[*view.TopicMessage]{
 	"__typename":         typename[*view.TopicMessage]("TopicMessage"),
-	"topicId":            scalar((*view.TopicMessage).TopicID, graphql.MarshalString),
-	"sequenceNumber":     scalar((*view.TopicMessage).SequenceNumber, graphql.MarshalInt64),
-	"consensusTimestamp": scalar((*view.TopicMessage).ConsensusTimestamp, graphql.MarshalString),
+	"topicId":            self((*view.TopicMessage).TopicID),
+	"sequenceNumber":     self((*view.TopicMessage).SequenceNumber),
+	"consensusTimestamp": self((*view.TopicMessage).ConsensusTimestamp),
 	"message":            compileMessage,
-	"payerAccountId":     nullable((*view.TopicMessage).PayerAccountID, graphql.MarshalString),
-	"runningHash":        scalar((*view.TopicMessage).RunningHash, graphql.MarshalString),
-	"runningHashVersion": scalar((*view.TopicMessage).RunningHashVersion, graphql.MarshalInt),
+	"payerAccountId":     self((*view.TopicMessage).PayerAccountID),
+	"runningHash":        self((*view.TopicMessage).RunningHash),
+	"runningHashVersion": self((*view.TopicMessage).RunningHashVersion),
 	"chunkInfo":          object((*view.TopicMessage).ChunkInfo, false, func() map[string]fieldCompiler[*view.ChunkInfo] { return chunkInfoFields }),
 }
 
@@ -468,21 +483,21 @@ func compileMessage(f *ast.Field) func(*bytes.Buffer, *view.TopicMessage) {
 		e := view.MessageEncoding(text)
 		encoding = &e
 	}
-	return func(w *bytes.Buffer, m *view.TopicMessage) { graphql.MarshalString(m.Message(encoding)).MarshalGQL(w) }
+	return func(w *bytes.Buffer, m *view.TopicMessage) { m.Message(encoding).MarshalGQL(w) }
 }
 
 var chunkInfoFields = map[string]fieldCompiler[*view.ChunkInfo]{
 	"__typename": typename[*view.ChunkInfo]("ChunkInfo"),
-	"number":     scalar(func(c *view.ChunkInfo) int32 { return c.Number }, graphql.MarshalInt32),
-	"total":      scalar(func(c *view.ChunkInfo) int32 { return c.Total }, graphql.MarshalInt32),
-	"initialTransactionId": object(func(c *view.ChunkInfo) *view.TransactionID { return c.InitialTransactionID }, true,
+	"number":     self((*view.ChunkInfo).Number),
+	"total":      self((*view.ChunkInfo).Total),
+	"initialTransactionId": object((*view.ChunkInfo).InitialTransactionID, true,
 		func() map[string]fieldCompiler[*view.TransactionID] { return transactionIDFields }),
 }
 
 var transactionIDFields = map[string]fieldCompiler[*view.TransactionID]{
 	"__typename":            typename[*view.TransactionID]("TransactionId"),
-	"accountId":             nullable(func(t *view.TransactionID) *string { return t.AccountID }, graphql.MarshalString),
-	"nonce":                 nullable(func(t *view.TransactionID) *int32 { return t.Nonce }, graphql.MarshalInt32),
-	"scheduled":             nullable(func(t *view.TransactionID) *bool { return t.Scheduled }, graphql.MarshalBoolean),
-	"transactionValidStart": nullable(func(t *view.TransactionID) *string { return t.TransactionValidStart }, graphql.MarshalString),
+	"accountId":             self((*view.TransactionID).AccountID),
+	"nonce":                 self((*view.TransactionID).Nonce),
+	"scheduled":             self((*view.TransactionID).Scheduled),
+	"transactionValidStart": self((*view.TransactionID).TransactionValidStart),
 }

@@ -21,6 +21,7 @@ import (
 // answered by the plan with gqlgen's bytes, after one statement, not handed
 // to gqlgen to run the same lookup again.
 func TestPlansAnswerDatabaseErrors(t *testing.T) {
+	t.Parallel()
 	d, o := fixtureDB(t)
 	stmts := &db.StatementLog{}
 	d.Record(stmts)
@@ -56,6 +57,7 @@ func TestPlansAnswerDatabaseErrors(t *testing.T) {
 // TestPlansPanicIsLoggedAndCounted: a panic on the plan path leaves the
 // request to gqlgen, and says so.
 func TestPlansPanicIsLoggedAndCounted(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	var panics atomic.Int64
 	o := Options{Log: slog.New(slog.NewTextHandler(&logs, nil)), OnPlanPanic: func() { panics.Add(1) }}
@@ -77,6 +79,7 @@ func TestPlansPanicIsLoggedAndCounted(t *testing.T) {
 // has must be listed here with why the plans may skip it; a new one fails
 // this test until the plans honour it (or stop answering).
 func TestPlansAccountForEveryExtension(t *testing.T) {
+	t.Parallel()
 	d, o := fixtureDB(t)
 	api := newAPI(d, o, true, nil)
 	accounted := map[string]string{

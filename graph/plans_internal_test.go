@@ -113,6 +113,7 @@ const (
 // or not a plan serves it, and the plans serve the operations of their
 // subset and no others.
 func TestPlansAnswerAsGqlgen(t *testing.T) {
+	t.Parallel()
 	e := newPlanEnv(t)
 	cases := []struct {
 		name    string
@@ -193,6 +194,7 @@ func TestPlansAnswerAsGqlgen(t *testing.T) {
 // TestPlansRandomOperations: random operations of the subset and around it,
 // with random variables, answer as gqlgen answers them.
 func TestPlansRandomOperations(t *testing.T) {
+	t.Parallel()
 	e := newPlanEnv(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	const n = 300
@@ -360,6 +362,7 @@ func randomOperation(next func() byte) (string, map[string]any) {
 // from its plan only in a request gqlgen's POST transport would take; GET,
 // other media types and upgrades get gqlgen's answers.
 func TestPlansTakeWhatThePOSTTransportTakes(t *testing.T) {
+	t.Parallel()
 	e := newPlanEnv(t)
 	body := request(bySeq, map[string]any{"t": "0.0.7", "s": 3})
 	e.check(t, "learn", body, "")
@@ -404,6 +407,7 @@ func TestPlansTakeWhatThePOSTTransportTakes(t *testing.T) {
 // TestPlansConcurrently: a plan serves many requests at once (the coalescer
 // batches their lookups) and each gets its own message; run with -race.
 func TestPlansConcurrently(t *testing.T) {
+	t.Parallel()
 	e := newPlanEnv(t)
 	body := func(s int) string { return request(bySeq, map[string]any{"t": "0.0.7", "s": s}) }
 	want := map[int]string{}

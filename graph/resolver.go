@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
 )
@@ -54,12 +55,8 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.LimitMax < 1 {
-		o.LimitMax = 100
-	}
-	if o.LimitDefault < 1 {
-		o.LimitDefault = min(25, o.LimitMax)
-	}
+	sizes := o.pageSizes()
+	o.LimitDefault, o.LimitMax = sizes.Default, sizes.Max
 	if o.ScheduleLifetime <= 0 {
 		o.ScheduleLifetime = time.Duration(model.DefaultScheduleLifetime)
 	}
@@ -99,7 +96,20 @@ func (o Options) withDefaults() Options {
 type Resolver struct {
 	db   *db.DB
 	opts Options
+	// app answers the root fields; the loaders ask db for nested ones.
+	app   app.Reader
+	sizes app.PageSizes
 	// presentError is the server's error presenter (errors.go), which the
 	// compiled operations use too.
 	presentError graphql.ErrorPresenterFunc
+}
+
+// pageSizes is app's page-size rule with the configured sizes.
+func (o Options) pageSizes() app.PageSizes {
+	return app.PageSizes{Default: o.LimitDefault, Max: o.LimitMax}.WithDefaults()
+}
+
+// newResolver is the Resolver over d; o has its defaults.
+func newResolver(d *db.DB, o Options) *Resolver {
+	return &Resolver{db: d, opts: o, app: app.New(d), sizes: o.pageSizes(), presentError: presentError(o.Log)}
 }

@@ -14,6 +14,7 @@ const ecdsaHex = "02222222222222222222222222222222222222222222222222222222222222
 
 // TestResolvers runs queries against the fixture and compares whole answers.
 func TestResolvers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fixtureSQL, graph.Options{})
 	tests := []struct {
 		name  string
@@ -182,6 +183,7 @@ func TestResolvers(t *testing.T) {
 // TestInvalidArguments: each mistake gives REST's message for it, in REST's
 // order, with extensions.code BAD_USER_INPUT.
 func TestInvalidArguments(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fixtureSQL, graph.Options{})
 	tests := []struct {
 		name  string
@@ -235,6 +237,7 @@ func TestInvalidArguments(t *testing.T) {
 // maximum; an explicit null gives the configured default page size, and an
 // absent `first` the schema's default, 25 (here capped at 3).
 func TestFirstIsCapped(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fixtureSQL, graph.Options{LimitDefault: 2, LimitMax: 3})
 	r := e.do(t, `{ a: topicMessages(topicId: "7", first: 1000) { nodes { sequenceNumber } pageInfo { hasNextPage } }
 		b: topicMessages(topicId: "7", first: null) { nodes { sequenceNumber } }
@@ -254,6 +257,7 @@ func TestFirstIsCapped(t *testing.T) {
 // orders and every page size: the pages hold every row once, in order, and
 // hasNextPage is false exactly on the last.
 func TestPaging(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fixtureSQL, graph.Options{})
 	lists := []struct {
 		name, field, args, key string

@@ -7,8 +7,7 @@ package graph
 
 import (
 	"context"
-	"errors"
-	"mirrorql/db"
+	"mirrorql/app"
 	"mirrorql/graph/view"
 	"mirrorql/model"
 	"strconv"
@@ -23,22 +22,21 @@ func (r *queryResolver) Topic(ctx context.Context, id view.EntityIDArg) (*view.T
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.db.TopicsByID(ctx, []model.EntityID{topic})
-	if err != nil {
-		return nil, dbError(err)
-	}
-	if len(rows) == 0 {
+	t, err := r.app.TopicEntity(ctx, topic)
+	switch {
+	case app.IsNotFound(err):
 		return nil, nil
+	case err != nil:
+		return nil, err
 	}
-	return &view.Topic{T: &rows[0]}, nil
+	return &view.Topic{Row: t}, nil
 }
 
 // Topics lists entities of type TOPIC (db.Topics).
 func (r *queryResolver) Topics(ctx context.Context, id *EntityIDFilter, order *Order, first *int, after *string) (*TopicConnection, error) {
 	var errs argErrors
 	values := entityIDSyntax(id, "topic.id", false, &errs)
-	pageSize := r.first(first, &errs)
-	f := db.TopicFilter{Order: orderOf(order), Limit: pageSize + 1}
+	q := app.TopicQuery{Order: orderOf(order), Limit: r.first(first, &errs), Lookahead: true}
 	key, hasCursor := afterCursor(after, cursorTopic, &errs)
 	if err := errs.err(ctx); err != nil {
 		return nil, err
@@ -47,15 +45,15 @@ func (r *queryResolver) Topics(ctx context.Context, id *EntityIDFilter, order *O
 	if err != nil {
 		return nil, err
 	}
-	f.ID = conds
+	q.ID = conds
 	if hasCursor {
-		f.ID = append(f.ID, model.Condition[model.EntityID]{Op: pagingOp(f.Order), Value: model.EntityID(key)})
+		q.ID = append(q.ID, app.After(q.Order, model.EntityID(key)))
 	}
-	rows, err := r.db.Topics(ctx, f)
+	page, err := r.app.Topics(ctx, q)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
-	return topicConnection(rows, pageSize), nil
+	return topicConnection(page), nil
 }
 
 // TopicMessage is REST's by-sequence route (db.MessageBySequence).
@@ -80,7 +78,7 @@ func (r *queryResolver) TopicMessages(ctx context.Context, topicID view.EntityID
 		return nil, badInput(invalidParameter("topic.id"))
 	}
 	var errs argErrors
-	f, pageSize := r.messageFilter(sequenceNumber, consensusTimestamp, order, first, after, &errs)
+	q := r.messageQuery(sequenceNumber, consensusTimestamp, order, first, after, &errs)
 	if err := errs.err(ctx); err != nil {
 		return nil, err
 	}
@@ -88,12 +86,12 @@ func (r *queryResolver) TopicMessages(ctx context.Context, topicID view.EntityID
 	if err != nil {
 		return nil, err
 	}
-	f.TopicID = topic
-	rows, err := r.db.MessagesOfTopic(ctx, f)
+	q.TopicID = topic
+	page, err := r.app.TopicMessages(ctx, q)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
-	return messageConnection(rows, pageSize, nil), nil
+	return messageConnection(page, nil), nil
 }
 
 // Schedule is REST's schedule route (db.Schedule); REST names the path
@@ -101,16 +99,16 @@ func (r *queryResolver) TopicMessages(ctx context.Context, topicID view.EntityID
 func (r *queryResolver) Schedule(ctx context.Context, id view.EntityIDArg) (*view.Schedule, error) {
 	sid, err := r.opts.Defaults.ParseEntityID(string(id), false)
 	if err != nil {
-		return nil, badInput(invalidParameter("scheduleid"))
+		return nil, fieldError(ctx, app.EntityIDError(err, "scheduleid"))
 	}
-	s, err := r.db.Schedule(ctx, sid)
+	s, err := r.app.Schedule(ctx, sid)
 	switch {
-	case errors.Is(err, db.ErrNotFound):
+	case app.IsNotFound(err):
 		return nil, nil
 	case err != nil:
-		return nil, dbError(err)
+		return nil, err
 	}
-	return &view.Schedule{S: s}, nil
+	return &view.Schedule{Row: s}, nil
 }
 
 // Schedules is REST's schedules list (db.Schedules, which batches the
@@ -119,12 +117,12 @@ func (r *queryResolver) Schedules(ctx context.Context, scheduleID *EntityIDFilte
 	var errs argErrors
 	ids := entityIDSyntax(scheduleID, "schedule.id", true, &errs)
 	creators := entityIDSyntax(creatorAccountID, "account.id", true, &errs)
-	pageSize := r.first(first, &errs)
+	f := app.ScheduleQuery{Lookahead: true}
+	f.Order, f.Limit = orderOf(order), r.first(first, &errs)
 	key, hasCursor := afterCursor(after, cursorSchedule, &errs)
 	if err := errs.err(ctx); err != nil {
 		return nil, err
 	}
-	f := db.ScheduleFilter{Order: orderOf(order), Limit: pageSize + 1}
 	var noMatch1, noMatch2 bool
 	var err error
 	if f.ScheduleID, noMatch1, err = r.entityIDConditions(ids, true); err != nil {
@@ -135,19 +133,19 @@ func (r *queryResolver) Schedules(ctx context.Context, scheduleID *EntityIDFilte
 	}
 	f.NoMatch = noMatch1 || noMatch2
 	if hasCursor {
-		f.ScheduleID = append(f.ScheduleID, model.Condition[model.EntityID]{Op: pagingOp(f.Order), Value: model.EntityID(key)})
+		f.ScheduleID = append(f.ScheduleID, app.After(f.Order, model.EntityID(key)))
 	}
-	rows, err := r.db.Schedules(ctx, f)
+	page, err := r.app.Schedules(ctx, f)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
-	return scheduleConnection(rows, pageSize), nil
+	return scheduleConnection(page), nil
 }
 
 // Status is model.Schedule.Status at the request's time.
 func (r *scheduleResolver) Status(ctx context.Context, obj *view.Schedule) (model.ScheduleStatus, error) {
 	now := model.Timestamp(r.opts.Now().UnixNano())
-	return obj.S.Status(now, model.Timestamp(r.opts.ScheduleLifetime.Nanoseconds())), nil
+	return obj.Row.Status(now, model.Timestamp(r.opts.ScheduleLifetime.Nanoseconds())), nil
 }
 
 // TopicMessages follows a topic live (subscription.go, package live).
@@ -178,7 +176,7 @@ func (r *topicResolver) MessageCount(ctx context.Context, obj *view.Topic) (view
 	if m == nil {
 		return "0", nil
 	}
-	return view.LongArg(strconv.FormatInt(m.M.SequenceNumber, 10)), nil
+	return view.LongArg(strconv.FormatInt(m.Row.SequenceNumber, 10)), nil
 }
 
 // LatestMessage loads through the request's latest-message loader.
@@ -200,15 +198,15 @@ func (r *topicResolver) Activity(ctx context.Context, obj *view.Topic, from view
 // share one statement.
 func (r *topicResolver) Messages(ctx context.Context, obj *view.Topic, sequenceNumber *LongFilter, consensusTimestamp *TimestampFilter, order *Order, first *int, after *string) (*TopicMessageConnection, error) {
 	var errs argErrors
-	f, pageSize := r.messageFilter(sequenceNumber, consensusTimestamp, order, first, after, &errs)
+	q := r.messageQuery(sequenceNumber, consensusTimestamp, order, first, after, &errs)
 	if err := errs.err(ctx); err != nil {
 		return nil, err
 	}
-	got, err := loadersOf(ctx).messagesOf(ctx, obj, f)
+	got, err := loadersOf(ctx).messagesOf(ctx, obj, q.Filter())
 	if err != nil {
 		return nil, dbError(err)
 	}
-	return messageConnection(got.rows, pageSize, got.page), nil
+	return messageConnection(q.Page(got.rows), got.page), nil
 }
 
 // Topic loads through the request's topic loader; null without an entity row.
@@ -222,7 +220,7 @@ func (r *topicMessageResolver) Topic(ctx context.Context, obj *view.TopicMessage
 
 // Chunks loads through the request's chunks loader; null if not chunked.
 func (r *topicMessageResolver) Chunks(ctx context.Context, obj *view.TopicMessage) ([]*view.TopicMessage, error) {
-	if obj.M.ChunkNum == nil {
+	if obj.Row.ChunkNum == nil {
 		return nil, nil
 	}
 	got, err := loadersOf(ctx).chunksOf(ctx, obj)
@@ -231,7 +229,7 @@ func (r *topicMessageResolver) Chunks(ctx context.Context, obj *view.TopicMessag
 	}
 	out := make([]*view.TopicMessage, len(got.rows))
 	for i := range got.rows {
-		out[i] = &view.TopicMessage{M: &got.rows[i], Page: got.page}
+		out[i] = &view.TopicMessage{Row: &got.rows[i], Page: got.page}
 	}
 	return out, nil
 }
@@ -239,15 +237,15 @@ func (r *topicMessageResolver) Chunks(ctx context.Context, obj *view.TopicMessag
 // FullMessage joins chunks 1..total (the first of each number found);
 // null while one is missing. An unchunked message is its own.
 func (r *topicMessageResolver) FullMessage(ctx context.Context, obj *view.TopicMessage, encoding *view.MessageEncoding) (*string, error) {
-	if obj.M.ChunkNum == nil {
-		s := encoding.Encode(obj.M.Message)
+	if obj.Row.ChunkNum == nil {
+		s := encoding.Encode(obj.Row.Message)
 		return &s, nil
 	}
 	got, err := loadersOf(ctx).chunksOf(ctx, obj)
 	if err != nil {
 		return nil, dbError(err)
 	}
-	full, ok := joinChunks(got.rows, obj.M.ChunkTotal)
+	full, ok := joinChunks(got.rows, obj.Row.ChunkTotal)
 	if !ok {
 		return nil, nil
 	}

@@ -13,6 +13,7 @@ import (
 // so a page costs the same number of SQL statements whatever its size
 // (counted by a bun query hook).
 func TestStatementCounts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, "", graph.Options{})
 	o := seed.DefaultOptions() // 20 topics of 200 messages, 200 schedules
 	if _, err := seed.RunURL(context.Background(), e.url, o); err != nil {

@@ -17,6 +17,7 @@ func closeFrame(code uint16, reason string) []byte {
 }
 
 func TestGoingAwayFrame(t *testing.T) {
+	t.Parallel()
 	goingAway := closeFrame(websocket.CloseGoingAway, "server shutting down")
 	cases := []struct {
 		name string
@@ -61,6 +62,7 @@ func FuzzGoingAwayFrame(f *testing.F) {
 }
 
 func TestOriginCheck(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		allowed []string
 		origin  string
@@ -90,6 +92,7 @@ func TestOriginCheck(t *testing.T) {
 }
 
 func TestIsStream(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		method, path, upgrade, accept string
 		want                          bool

@@ -6,9 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/vektah/gqlparser/v2/gqlerror"
-
-	"mirrorql/db"
+	"mirrorql/app"
 	"mirrorql/graph/view"
 	"mirrorql/live"
 	"mirrorql/model"
@@ -17,7 +15,6 @@ import (
 // Codes of the errors only a subscription answers (live.Error's codes come
 // on top: INTERNAL, CLIENT_TOO_SLOW, UNAVAILABLE).
 const (
-	CodeNotFound             = "NOT_FOUND"
 	CodeTooManySubscriptions = "TOO_MANY_SUBSCRIPTIONS"
 	CodeSubscriptionsOff     = "SUBSCRIPTIONS_DISABLED"
 	CodeStreamRequired       = "STREAM_TRANSPORT_REQUIRED"
@@ -25,10 +22,6 @@ const (
 
 // errStreamStopped: the hub stopped a stream while it waited for its client.
 var errStreamStopped = errors.New("stream stopped")
-
-func coded(code, msg string) *gqlerror.Error {
-	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": code}}
-}
 
 // topicMessages is Subscription.topicMessages: the mirror node's
 // subscribeTopic checks, in its order (the filter, then the topic), then a
@@ -43,18 +36,16 @@ func (r *Resolver) topicMessages(ctx context.Context, topicID view.EntityIDArg, 
 	if hub == nil {
 		return nil, coded(CodeSubscriptionsOff, "Live topic messages are turned off on this server")
 	}
-	req, err := r.liveRequest(ctx, topicID, startArg, endArg, limitArg)
+	req, err := r.liveRequest(topicID, startArg, endArg, limitArg)
 	if err != nil {
-		return nil, err
+		return nil, fieldError(ctx, err)
 	}
-	kind, err := r.db.EntityKind(ctx, req.Topic)
-	switch {
-	case errors.Is(err, db.ErrNotFound):
-		return nil, coded(CodeNotFound, req.Topic.String()+" does not exist")
-	case err != nil:
-		return nil, dbError(err)
-	case kind != "TOPIC":
-		return nil, badInput("Not a valid topic")
+	if err := r.app.FollowableTopic(ctx, req.Topic); err != nil {
+		var nf *app.NotFound
+		if errors.As(err, &nf) {
+			return nil, coded(CodeNotFound, nf.Message)
+		}
+		return nil, fieldError(ctx, err)
 	}
 	if n := st.active.Add(1); int(n) > r.opts.Stream.MaxPerConnection {
 		st.active.Add(-1)
@@ -73,7 +64,7 @@ func (r *Resolver) topicMessages(ctx context.Context, topicID view.EntityIDArg, 
 	go func() {
 		err := sub.Run(ctx, func(m *model.TopicMessage) error {
 			select {
-			case out <- &view.TopicMessage{M: m}:
+			case out <- &view.TopicMessage{Row: m}:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
@@ -101,54 +92,13 @@ func (r *Resolver) topicMessages(ctx context.Context, topicID view.EntityIDArg, 
 	return out, nil
 }
 
-// liveRequest checks the arguments as the mirror node's TopicMessageFilter
-// does, with the query fields' messages for malformed values.
-func (r *Resolver) liveRequest(ctx context.Context, topicID view.EntityIDArg, startArg, endArg *view.TimestampArg, limitArg *view.LongArg) (live.Request, error) {
-	var errs argErrors
-	if !topicIDSyntax(topicID) {
-		errs.add(invalidParameter("topic.id"))
-	}
-	now := model.Timestamp(r.opts.Now().UnixNano())
-	req := live.Request{Start: now}
-	if startArg != nil {
-		ts, err := model.ParseTimestamp(string(*startArg))
-		if err != nil {
-			errs.add(invalidParameter("consensusStartTime"))
-		}
-		req.Start = ts
-	}
-	if endArg != nil {
-		ts, err := model.ParseTimestamp(string(*endArg))
-		if err != nil {
-			errs.add(invalidParameter("consensusEndTime"))
-		}
-		req.End = ts
-	}
-	if limitArg != nil {
-		n, err := strconv.ParseInt(string(*limitArg), 10, 64)
-		switch {
-		case err != nil:
-			errs.add(invalidParameter("limit"))
-		case n < 0:
-			errs.add("limit must be greater than or equal to 0")
-		}
-		req.Limit = n
-	}
-	if len(errs) == 0 {
-		if req.Start > now {
-			errs.add("Start time must be before the current time")
-		}
-		if endArg != nil && req.End <= req.Start {
-			errs.add("End time must be after start time")
-		}
-	}
-	if err := errs.err(ctx); err != nil {
-		return live.Request{}, err
-	}
-	topic, err := r.parseTopicID(topicID)
+// liveRequest checks the arguments (app.SubscriptionArgs.Check).
+func (r *Resolver) liveRequest(topicID view.EntityIDArg, startArg, endArg *view.TimestampArg, limitArg *view.LongArg) (live.Request, error) {
+	args := app.SubscriptionArgs{Topic: string(topicID),
+		Start: (*string)(startArg), End: (*string)(endArg), Limit: (*string)(limitArg)}
+	s, err := args.Check(r.opts.Defaults, model.Timestamp(r.opts.Now().UnixNano()))
 	if err != nil {
 		return live.Request{}, err
 	}
-	req.Topic = topic
-	return req, nil
+	return live.Request{Topic: s.Topic, Start: s.Start, End: s.End, Limit: s.Limit}, nil
 }

@@ -76,10 +76,14 @@ func (t postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphE
 		w.Write(b) //nolint:errcheck // the client is gone
 		return
 	}
-	buf := make([]byte, 0, len(resp.Data)+len(`{"data":}`))
-	buf = append(append(append(buf, `{"data":`...), resp.Data...), '}')
-	w.Write(buf) //nolint:errcheck // the client is gone
+	// Written in three parts rather than copied into one buffer: the data
+	// is nearly all of the response.
+	w.Write(dataPrefix) //nolint:errcheck // the client is gone
+	w.Write(resp.Data)  //nolint:errcheck
+	w.Write(dataSuffix) //nolint:errcheck
 }
+
+var dataPrefix, dataSuffix = []byte(`{"data":`), []byte(`}`)
 
 // decodeParams decodes a POST body as gqlgen's transport does, numbers kept
 // as their text (json.Number); false when it does not decode.

@@ -24,6 +24,7 @@ import (
 // introspection — with the status, media type and JSON gqlgen's own POST
 // transport gives, for each kind of Accept header.
 func TestPostJSONAnswersAsGqlgen(t *testing.T) {
+	t.Parallel()
 	d, o := fixtureDB(t)
 	ours, theirs := newAPI(d, o, false, nil), newAPI(d, o, false, transport.POST{})
 
@@ -108,6 +109,7 @@ func post(t testing.TB, h http.Handler, body, accept string) *httptest.ResponseR
 }
 
 func TestResponseType(t *testing.T) {
+	t.Parallel()
 	for accept, want := range map[string]string{
 		"":                                  "application/json",
 		"*/*":                               "application/json",
@@ -183,6 +185,7 @@ func BenchmarkDecodeParams(b *testing.B) {
 // TestReadBody: a body limitRequest held is handed over as it is, not
 // copied; any other body, or a held one already partly read, is read.
 func TestReadBody(t *testing.T) {
+	t.Parallel()
 	held := []byte(`{"query":"{ __typename }"}`)
 	r := httptest.NewRequest(http.MethodPost, Endpoint, nil)
 	r.Body = heldBody{bytes.NewReader(held), held}

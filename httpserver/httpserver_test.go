@@ -78,7 +78,8 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	// ...while the request in flight is waited for.
+	// ...while the request in flight is waited for: Run must not return in
+	// a window of 200 ms (a negative can only be watched for a while).
 	select {
 	case err := <-done:
 		t.Fatalf("Run returned (%v) with a request in flight", err)

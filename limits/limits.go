@@ -16,7 +16,6 @@
 package limits
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"net"
@@ -27,6 +26,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"golang.org/x/time/rate"
+
+	"mirrorql/rest/nodejson"
 )
 
 // Options configure Middleware. A zero limit is no limit.
@@ -88,18 +89,10 @@ func Middleware(o Options) echo.MiddlewareFunc {
 	}
 }
 
-// refuse answers status with {"_status":{"messages":[{"message":message}]}}.
+// refuse answers status with the Node service's error body
+// (nodejson.AppendError, the bytes the REST face writes).
 func refuse(c echo.Context, status int, message string) error {
-	type msg struct {
-		Message string `json:"message"`
-	}
-	var body struct {
-		Status struct {
-			Messages []msg `json:"messages"`
-		} `json:"_status"`
-	}
-	body.Status.Messages = []msg{{message}}
-	b, _ := json.Marshal(body)
+	b := nodejson.AppendError(nil, message)
 	// The connection may still carry an unread body: do not reuse it.
 	if status == http.StatusRequestEntityTooLarge || status == http.StatusRequestHeaderFieldsTooLarge {
 		c.Response().Header().Set("Connection", "close")
@@ -107,7 +100,7 @@ func refuse(c echo.Context, status int, message string) error {
 	if c.Request().Method == http.MethodHead {
 		return c.NoContent(status)
 	}
-	return c.Blob(status, "application/json; charset=utf-8", b)
+	return c.Blob(status, nodejson.ContentType, b)
 }
 
 // headerBytes is the size of the header fields as sent: "Name: value\r\n"

@@ -110,7 +110,7 @@ func (c *counters) pollCount() int {
 func (f *fixture) waitPolls(n int, what string) {
 	f.t.Helper()
 	p := f.metrics.pollCount()
-	eventually(f.t, 5*time.Second, what, func() bool { return f.metrics.pollCount() >= p+n })
+	eventually(f.t, 15*time.Second, what, func() bool { return f.metrics.pollCount() >= p+n })
 }
 
 // statements counts the statements logged since the last look (they are
@@ -331,6 +331,7 @@ func isGapFill(st db.Statement) bool { return strings.Contains(st.SQL, "ORDER BY
 // transaction), none of another topic's; one from now gets only the new
 // ones; neither ends.
 func TestHistoryThenLive(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, live.Options{}, nil)
 	past := now() - model.Timestamp(time.Minute)
 	f.history(7, 1, 5, past)
@@ -357,6 +358,7 @@ func TestHistoryThenLive(t *testing.T) {
 // is committed: the subscription waits for 3 (reading it by sequence
 // number) and sends 3, then 4.
 func TestGapFilledLate(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, live.Options{GapRetries: 100, GapWait: 10 * time.Millisecond}, nil)
 	f.history(7, 1, 2, now()-model.Timestamp(time.Minute))
 	s := f.subscribe(live.Request{Topic: 7})
@@ -377,6 +379,7 @@ func TestGapFilledLate(t *testing.T) {
 // TestGapNeverFilled: message 3 never comes: after GapRetries looks the
 // stream ends INTERNAL, naming the missing message.
 func TestGapNeverFilled(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, live.Options{GapRetries: 3, GapWait: 5 * time.Millisecond}, nil)
 	f.history(7, 1, 2, now()-model.Timestamp(time.Minute))
 	s := f.subscribe(live.Request{Topic: 7})
@@ -399,6 +402,7 @@ func TestGapNeverFilled(t *testing.T) {
 // TestLimit: a limit within the history ends there; one beyond it ends
 // among the live messages, at the limit exactly.
 func TestLimit(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, live.Options{}, nil)
 	f.history(7, 1, 5, now()-model.Timestamp(time.Minute))
 	three := f.subscribe(live.Request{Topic: 7, Limit: 3})
@@ -423,6 +427,7 @@ func TestLimit(t *testing.T) {
 // the ledger has passed already ends the stream after its history. The
 // wall-clock grace is an hour here: the ledger alone ends them.
 func TestEndTime(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, live.Options{EndGrace: time.Hour}, nil)
 	rows := f.history(7, 1, 3, now()-model.Timestamp(time.Minute))
 
@@ -463,6 +468,7 @@ func TestEndTime(t *testing.T) {
 // TestEndGrace: when the ledger stays quiet, a stream with an end time
 // completes by the wall clock EndGrace after it.
 func TestEndGrace(t *testing.T) {
+	t.Parallel()
 	const grace = 200 * time.Millisecond
 	f := newFixture(t, live.Options{EndGrace: grace}, nil)
 	f.history(7, 1, 2, now()-model.Timestamp(time.Minute))
@@ -478,6 +484,7 @@ func TestEndGrace(t *testing.T) {
 // TestShutdown: Shutdown completes every running stream (Run returns nil),
 // waits for them to close, and refuses new subscriptions.
 func TestShutdown(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, live.Options{}, nil)
 	f.history(7, 1, 3, now()-model.Timestamp(time.Minute))
 	streams := []*stream{
@@ -510,6 +517,7 @@ func TestShutdown(t *testing.T) {
 // TestMaxSubscriptions: beyond MaxSubscriptions a subscription is refused
 // with ErrTooMany; one that ends frees its place.
 func TestMaxSubscriptions(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, live.Options{MaxSubscriptions: 2}, nil)
 	a := f.subscribe(live.Request{Topic: 7, Start: now()})
 	f.subscribe(live.Request{Topic: 8, Start: now()})
@@ -540,6 +548,7 @@ func TestMaxSubscriptions(t *testing.T) {
 // count is exact: every statement logged up to then belongs to a finished
 // poll.
 func TestOnePollForAll(t *testing.T) {
+	t.Parallel()
 	var (
 		mu       sync.Mutex
 		counting bool
@@ -635,7 +644,8 @@ func TestOnePollForAll(t *testing.T) {
 // exactly, poll by poll; this one measures time, so a window disturbed by
 // the machine's load (the two counts apart by more than 1) is measured
 // again, up to three times — a real regression (a statement or a poll per
-// subscriber) shows in every window.
+// subscriber) shows in every window. Not parallel: the package's other
+// hubs would crowd its windows.
 func TestRateIndependentOfSubscribers(t *testing.T) {
 	const window = 20 * interval
 	settle := func(n int) *fixture {
@@ -684,6 +694,7 @@ func TestRateIndependentOfSubscribers(t *testing.T) {
 // subscribes — before the first subscription and after the last one ends —
 // and answers the next subscription at once.
 func TestIdlePollerIsSilent(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, live.Options{PollInterval: 10 * time.Millisecond, SafetyCheck: time.Hour}, nil)
 	f.history(7, 1, 1, now()-model.Timestamp(time.Minute))
 	time.Sleep(30 * 10 * time.Millisecond) // 30 idle intervals
@@ -724,6 +735,7 @@ func TestIdlePollerIsSilent(t *testing.T) {
 // messages at once, not have the poller walk (and hand it) that topic's
 // whole backlog first — with a small buffer, that ended it CLIENT_TOO_SLOW.
 func TestNewTopicAfterQuietPeriod(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, live.Options{Buffer: 16, PollLimit: 20, SafetyCheck: time.Hour}, nil)
 	f.history(8, 1, 1, now()-model.Timestamp(time.Minute))
 	quiet := f.subscribe(live.Request{Topic: 8})

@@ -45,8 +45,9 @@ func (e EntityID) Append(b []byte) []byte {
 // any id whose num is 0 as absent (behavior.md §1.7).
 func (e EntityID) IsNull() bool { return e.Num() == 0 }
 
-// Ptr is the nullable string form used by both faces.
-func (e EntityID) Ptr() *string {
+// StringPtr is the nullable string form used by both faces: nil for an id
+// that renders as null, else a pointer to String.
+func (e EntityID) StringPtr() *string {
 	if e.IsNull() {
 		return nil
 	}

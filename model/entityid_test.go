@@ -76,8 +76,8 @@ func TestEntityIDNull(t *testing.T) {
 			if got := tt.id.IsNull(); got != (tt.want == nil) {
 				t.Errorf("IsNull() = %v, want %v", got, tt.want == nil)
 			}
-			if got := tt.id.Ptr(); !equalPtr(got, tt.want) {
-				t.Errorf("Ptr() = %s, want %s", showPtr(got), showPtr(tt.want))
+			if got := tt.id.StringPtr(); !equalPtr(got, tt.want) {
+				t.Errorf("StringPtr() = %s, want %s", showPtr(got), showPtr(tt.want))
 			}
 		})
 	}
@@ -391,8 +391,8 @@ func FuzzParseEntityID(f *testing.F) {
 		if back := model.NewEntityID(e.Shard(), e.Realm(), e.Num()); back != e {
 			t.Fatalf("%d -> %s -> %d", encoded, e, back)
 		}
-		if e.IsNull() != (e.Ptr() == nil) || (e.Ptr() != nil && *e.Ptr() != e.String()) {
-			t.Fatalf("%d: IsNull %v, Ptr %s", encoded, e.IsNull(), showPtr(e.Ptr()))
+		if e.IsNull() != (e.StringPtr() == nil) || (e.StringPtr() != nil && *e.StringPtr() != e.String()) {
+			t.Fatalf("%d: IsNull %v, StringPtr %s", encoded, e.IsNull(), showPtr(e.StringPtr()))
 		}
 
 		if got, want := model.ValidEntityIDSyntax(s, evm), isValidEntityIDRegex(s, evm); got != want {

@@ -4,7 +4,6 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -21,23 +20,6 @@ const (
 )
 
 var operatorPattern = regexp.MustCompile(`^(gte?|lte?|eq|ne)$`)
-
-// SQL is the comparison operator for the operator.
-func (o Operator) SQL() string {
-	switch o {
-	case OpNe:
-		return "!="
-	case OpLt:
-		return "<"
-	case OpLte:
-		return "<="
-	case OpGt:
-		return ">"
-	case OpGte:
-		return ">="
-	}
-	return "="
-}
 
 // SplitOperator splits `op:value` the way the mirror node does: the last
 // piece is the value and the one before it the operator, so `gt:1:2` has
@@ -113,21 +95,4 @@ func RangeOf[T ~int64](conds []Condition[T]) (r Range, ok bool) {
 		return r, false
 	}
 	return r, true
-}
-
-// NotArray is Not as an Int64Array.
-func (r Range) NotArray() string { return Int64Array(r.Not) }
-
-// Int64Array is vs as a PostgreSQL array literal ("{1,2}"), a text value both
-// drivers can bind to a bigint[] parameter.
-func Int64Array[T ~int64](vs []T) string {
-	b := make([]byte, 0, 2+len(vs)*20)
-	b = append(b, '{')
-	for i, v := range vs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, int64(v), 10)
-	}
-	return string(append(b, '}'))
 }

@@ -45,22 +45,22 @@ func TestRangeOf(t *testing.T) {
 		name   string
 		conds  []cond
 		lo, hi int64
-		not    string
+		not    []int64
 		ok     bool
 	}{
-		{"none", nil, minI, maxI, "{}", true},
-		{"gt", []cond{{model.OpGt, 5}}, 6, maxI, "{}", true},
-		{"gte lte", []cond{{model.OpGte, 5}, {model.OpLte, 9}}, 5, 9, "{}", true},
-		{"eq", []cond{{model.OpEq, 7}}, 7, 7, "{}", true},
-		{"two eqs", []cond{{model.OpEq, 7}, {model.OpEq, 8}}, 8, 7, "{}", false},
-		{"eq and ne of it", []cond{{model.OpEq, 7}, {model.OpNe, 7}}, 7, 7, "{7}", false},
-		{"ne list", []cond{{model.OpNe, 1}, {model.OpNe, -2}}, minI, maxI, "{1,-2}", true},
-		{"gt max", []cond{{model.OpGt, maxI}}, minI, maxI, "{}", false},
-		{"lt min", []cond{{model.OpLt, minI}}, minI, maxI, "{}", false},
-		{"lte min", []cond{{model.OpLte, minI}}, minI, minI, "{}", true},
-		{"gte max", []cond{{model.OpGte, maxI}}, maxI, maxI, "{}", true},
-		{"crossed", []cond{{model.OpGt, 5}, {model.OpLt, 3}}, 6, 2, "{}", false},
-		{"tightest wins", []cond{{model.OpGt, 1}, {model.OpGte, 4}, {model.OpLt, 10}, {model.OpLte, 8}}, 4, 8, "{}", true},
+		{"none", nil, minI, maxI, nil, true},
+		{"gt", []cond{{model.OpGt, 5}}, 6, maxI, nil, true},
+		{"gte lte", []cond{{model.OpGte, 5}, {model.OpLte, 9}}, 5, 9, nil, true},
+		{"eq", []cond{{model.OpEq, 7}}, 7, 7, nil, true},
+		{"two eqs", []cond{{model.OpEq, 7}, {model.OpEq, 8}}, 8, 7, nil, false},
+		{"eq and ne of it", []cond{{model.OpEq, 7}, {model.OpNe, 7}}, 7, 7, []int64{7}, false},
+		{"ne list", []cond{{model.OpNe, 1}, {model.OpNe, -2}}, minI, maxI, []int64{1, -2}, true},
+		{"gt max", []cond{{model.OpGt, maxI}}, minI, maxI, nil, false},
+		{"lt min", []cond{{model.OpLt, minI}}, minI, maxI, nil, false},
+		{"lte min", []cond{{model.OpLte, minI}}, minI, minI, nil, true},
+		{"gte max", []cond{{model.OpGte, maxI}}, maxI, maxI, nil, true},
+		{"crossed", []cond{{model.OpGt, 5}, {model.OpLt, 3}}, 6, 2, nil, false},
+		{"tightest wins", []cond{{model.OpGt, 1}, {model.OpGte, 4}, {model.OpLt, 10}, {model.OpLte, 8}}, 4, 8, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,8 +71,8 @@ func TestRangeOf(t *testing.T) {
 			if !ok {
 				return
 			}
-			if r.Lo != tt.lo || r.Hi != tt.hi || r.NotArray() != tt.not {
-				t.Errorf("RangeOf = [%d, %d] not %s, want [%d, %d] not %s", r.Lo, r.Hi, r.NotArray(), tt.lo, tt.hi, tt.not)
+			if r.Lo != tt.lo || r.Hi != tt.hi || !slices.Equal(r.Not, tt.not) {
+				t.Errorf("RangeOf = [%d, %d] not %v, want [%d, %d] not %v", r.Lo, r.Hi, r.Not, tt.lo, tt.hi, tt.not)
 			}
 		})
 	}

@@ -2,6 +2,53 @@ package model
 
 import "math"
 
+// Schedule is a scheduled transaction with its entity's admin key, memo and
+// deleted flag; HasEntity is false when no entity row exists.
+type Schedule struct {
+	ScheduleID         EntityID
+	ConsensusTimestamp Timestamp
+	CreatorAccountID   EntityID
+	PayerAccountID     EntityID
+	ExecutedTimestamp  *Timestamp
+	ExpirationTime     *Timestamp
+	TransactionBody    []byte
+	WaitForExpiry      bool
+	HasEntity          bool
+	Deleted            *bool
+	Key                []byte
+	Memo               *string
+	Signatures         []Signature
+}
+
+// Signature is one signature given to a schedule (transaction_signature).
+type Signature struct {
+	EntityID           EntityID
+	ConsensusTimestamp Timestamp
+	PublicKeyPrefix    []byte
+	Signature          []byte
+	Type               *int16
+}
+
+// TypeName maps the SignaturePair case code to its name.
+func (s *Signature) TypeName() string {
+	if s.Type == nil {
+		return "UNKNOWN"
+	}
+	switch *s.Type {
+	case 2:
+		return "CONTRACT"
+	case 3:
+		return "ED25519"
+	case 4:
+		return "RSA_3072"
+	case 5:
+		return "ECDSA_384"
+	case 6:
+		return "ECDSA_SECP256K1"
+	}
+	return "UNKNOWN"
+}
+
 // ScheduleStatus is the lifecycle state the GraphQL face reports.
 type ScheduleStatus string
 

@@ -81,8 +81,9 @@ func (t Timestamp) Append(b []byte) []byte {
 	return append(b, digits[:]...)
 }
 
-// Ptr is the nullable form of an optional column.
-func (t *Timestamp) Ptr() *string {
+// StringPtr is the nullable string form of an optional timestamp: nil for
+// nil, else a pointer to String.
+func (t *Timestamp) StringPtr() *string {
 	if t == nil {
 		return nil
 	}

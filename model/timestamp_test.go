@@ -96,8 +96,8 @@ func TestTimestampString(t *testing.T) {
 			if got := tt.ts.JavaString(); got != tt.java {
 				t.Errorf("JavaString() = %q, want %q", got, tt.java)
 			}
-			if got := (&tt.ts).Ptr(); got == nil || *got != tt.node {
-				t.Errorf("Ptr() = %s, want %q", showPtr(got), tt.node)
+			if got := (&tt.ts).StringPtr(); got == nil || *got != tt.node {
+				t.Errorf("StringPtr() = %s, want %q", showPtr(got), tt.node)
 			}
 		})
 	}
@@ -105,8 +105,8 @@ func TestTimestampString(t *testing.T) {
 
 func TestTimestampPtrNil(t *testing.T) {
 	var ts *model.Timestamp
-	if got := ts.Ptr(); got != nil {
-		t.Errorf("nil Ptr() = %q, want nil", *got)
+	if got := ts.StringPtr(); got != nil {
+		t.Errorf("nil StringPtr() = %q, want nil", *got)
 	}
 }
 

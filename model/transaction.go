@@ -73,9 +73,9 @@ func DecodeTransactionID(b []byte) TransactionID {
 func LegacyTransactionID(payer *EntityID, validStart *Timestamp) TransactionID {
 	var account *string
 	if payer != nil {
-		account = payer.Ptr()
+		account = payer.StringPtr()
 	}
-	return TransactionID{AccountID: account, ValidStart: validStart.Ptr()}
+	return TransactionID{AccountID: account, ValidStart: validStart.StringPtr()}
 }
 
 func formatInts(a, b, c int64) string {

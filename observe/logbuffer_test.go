@@ -53,9 +53,14 @@ func TestLogBufferWritesBlocksAfterDelay(t *testing.T) {
 	}
 	// The next line starts a new block with a timer of its own.
 	b.Write([]byte("again\n")) //nolint:errcheck
-	time.Sleep(100 * time.Millisecond)
-	if got, _ := dst.read(); !strings.HasSuffix(got, "again\n") {
-		t.Errorf("second block not written: %q", got)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		got, _ := dst.read()
+		if strings.HasSuffix(got, "again\n") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("second block not written: %q", got)
+		}
 	}
 }
 

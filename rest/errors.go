@@ -3,29 +3,19 @@ package rest
 import (
 	"errors"
 	"net/http"
+
+	"mirrorql/app"
+	"mirrorql/rest/nodejson"
 )
 
-// apiError is an error the mirror node's Node service answers with
-// {"_status":{"messages":[{"message":...}...]}}.
-type apiError struct {
-	status   int
-	messages []string
+// statusError is an answer of the HTTP layer itself (Echo's 4xx other than
+// 404/405) in the Node service's body.
+type statusError struct {
+	status  int
+	message string
 }
 
-func (e *apiError) Error() string { return e.messages[0] }
-
-func badRequest(messages ...string) *apiError {
-	return &apiError{status: http.StatusBadRequest, messages: messages}
-}
-
-var (
-	errNotFound    = &apiError{status: http.StatusNotFound, messages: []string{"Not found"}}
-	errUnavailable = &apiError{status: http.StatusServiceUnavailable, messages: []string{"Service unavailable"}}
-	errInternal    = &apiError{status: http.StatusInternalServerError, messages: []string{"Internal error"}}
-)
-
-func invalidParameter(name string) string { return "Invalid parameter: " + name }
-func unknownParameter(name string) string { return "Unknown query parameter: " + name }
+func (e *statusError) Error() string { return e.message }
 
 // javaError is the rest-java form used by the topic details route:
 // {"_status":{"messages":[{"message":<reason phrase>,"detail":...}]}}.
@@ -36,42 +26,73 @@ type javaError struct {
 
 func (e *javaError) Error() string { return e.detail }
 
-func errorBody(err error) (int, []byte) {
+// javaUnavailable is rest-java's 503 (reason phrase, empty detail) for an
+// app.Unavailable.
+type javaUnavailable struct{ *app.Unavailable }
+
+func (u javaUnavailable) Unwrap() error { return u.Unavailable }
+
+// errorBody is the one mapping of errors to the wire: app's vocabulary to the
+// Node service's status and body, rest-java's errors to theirs, anything
+// else to the generic 500. It unwraps by hand: errors.As would allocate a
+// target per kind on every error answer.
+func errorBody(err error) (status int, body []byte, contentType string) {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		switch v := e.(type) {
+		case *app.BadRequest:
+			return http.StatusBadRequest, nodejson.AppendError(nil, v.Messages...), contentTypeJSON
+		case *app.NotFound:
+			return http.StatusNotFound, nodejson.AppendError(nil, v.Message), contentTypeJSON
+		case javaUnavailable:
+			return javaBody(&javaError{status: http.StatusServiceUnavailable})
+		case *app.Unavailable:
+			return http.StatusServiceUnavailable, nodejson.AppendError(nil, app.UnavailableMessage), contentTypeJSON
+		case *statusError:
+			return v.status, nodejson.AppendError(nil, v.message), contentTypeJSON
+		case *javaError:
+			return javaBody(v)
+		}
+	}
+	return http.StatusInternalServerError, nodejson.AppendError(nil, "Internal error"), contentTypeJSON
+}
+
+func javaBody(je *javaError) (int, []byte, string) {
 	j := getBuf()
 	defer putBuf(j)
-	var je *javaError
-	if errors.As(err, &je) {
-		j.raw(`{"_status":{"messages":[{"message":`)
-		j.str(http.StatusText(je.status))
-		j.raw(`,"detail":`)
-		j.str(je.detail)
-		j.raw(`}]}}`)
-		return je.status, append([]byte(nil), j.b...)
-	}
-	var ae *apiError
-	if !errors.As(err, &ae) {
-		ae = errInternal
-	}
-	j.raw(`{"_status":{"messages":[`)
-	for i, m := range ae.messages {
-		if i > 0 {
-			j.b = append(j.b, ',')
-		}
-		j.raw(`{"message":`)
-		j.str(m)
-		j.b = append(j.b, '}')
-	}
-	j.raw(`]}}`)
-	return ae.status, append([]byte(nil), j.b...)
+	j.raw(`{"_status":{"messages":[{"message":`)
+	j.str(http.StatusText(je.status))
+	j.raw(`,"detail":`)
+	j.str(je.detail)
+	j.raw(`}]}}`)
+	return je.status, append([]byte(nil), j.b...), "application/json"
 }
+
+// outage reports whether err is a 503 because the database cannot be
+// reached: db.Health logs that once per change of state, so the error
+// handler does not log it once per request.
+func outage(err error) bool {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		switch v := e.(type) {
+		case *app.Unavailable:
+			return v.Outage()
+		case javaUnavailable:
+			return v.Outage()
+		}
+	}
+	return false
+}
+
+// DatabaseError maps a query-layer failure for middleware that queries the
+// database before a handler runs: app.DBError, so the same body.
+func DatabaseError(err error) error { return app.DBError(err) }
 
 // NotFoundHandler answers the service's 404 body, for handlers that are
 // mounted under Echo but route further themselves (the GraphQL explorer's
 // assets).
 func NotFoundHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		status, body := errorBody(errNotFound)
-		w.Header().Set("Content-Type", contentTypeJSON)
+		status, body, ct := errorBody(app.ErrNotFound)
+		w.Header().Set("Content-Type", ct)
 		w.WriteHeader(status)
 		_, _ = w.Write(body)
 	})

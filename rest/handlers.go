@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
 )
@@ -22,18 +23,23 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Handlers serve the mirror node routes over the query layer.
+// Handlers serve the mirror node routes over an app.Reader.
 type Handlers struct {
-	db   *db.DB
-	opts Options
+	app   app.Reader
+	opts  Options
+	sizes app.PageSizes
 }
 
-// New builds the handlers.
-func New(d *db.DB, o Options) *Handlers {
+// New builds the handlers over the query layer.
+func New(d *db.DB, o Options) *Handlers { return NewOver(app.New(d), o) }
+
+// NewOver builds the handlers over any Reader.
+func NewOver(r app.Reader, o Options) *Handlers {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Handlers{db: d, opts: o}
+	sizes := app.PageSizes{Default: o.LimitDefault, Max: o.LimitMax}.WithDefaults()
+	return &Handlers{app: r, opts: o, sizes: sizes}
 }
 
 const (
@@ -49,47 +55,18 @@ var (
 	acceptedScheduleParams = map[string]bool{"account.id": true, "limit": true, "order": true, "schedule.id": true}
 )
 
-// dbError maps a query-layer failure: not found stays not found, anything
-// else is the mirror node's 503 (DECISIONS #9).
-func dbError(err error) error {
-	if errors.Is(err, db.ErrNotFound) {
-		return errNotFound
-	}
-	return &unavailable{cause: err}
-}
-
-// DatabaseError is dbError for middleware that queries the database before
-// a handler runs: the same mapping, so the same body.
-func DatabaseError(err error) error { return dbError(err) }
-
-// unavailable carries the cause to the logs while the client sees only the
-// generic 503 body.
-type unavailable struct{ cause error }
-
-func (u *unavailable) Error() string { return "database: " + u.cause.Error() }
-func (u *unavailable) Unwrap() error { return errUnavailable }
-
-// outage reports whether err is a 503 because the database cannot be
-// reached: db.Health logs that once per change of state, so the error
-// handler does not log it once per request.
-func outage(err error) bool {
-	var u *unavailable
-	var ju *javaUnavailable
-	return errors.As(err, &u) && db.Unavailable(u.cause) || errors.As(err, &ju) && db.Unavailable(ju.cause)
-}
-
 // GET /api/v1/topics/{topicId}/messages
 func (h *Handlers) topicMessages(c echo.Context) error {
 	topicParam := pathParam(c, "topicId")
 	if !model.ValidEntityIDSyntax(topicParam, false) {
-		return badRequest(invalidParameter("topic.id"))
+		return app.Invalid(app.InvalidParameter("topic.id"))
 	}
 	q, err := query(c)
 	if err != nil {
 		return err
 	}
-	p := listParams{limit: h.opts.LimitDefault, order: model.Asc}
-	var f db.MessageFilter
+	p := listParams{limit: h.sizes.Default, order: model.Asc}
+	var f app.MessageQuery
 	utf8 := false
 	p.each(q, acceptedMessageParams, func(key string, op model.Operator, value string) bool {
 		switch key {
@@ -106,7 +83,7 @@ func (h *Handlers) topicMessages(c echo.Context) error {
 			utf8 = u
 			return ok
 		}
-		return p.common(key, value, h.opts.LimitMax)
+		return p.common(key, value, h.sizes)
 	})
 	if err := p.err(); err != nil {
 		return err
@@ -115,21 +92,12 @@ func (h *Handlers) topicMessages(c echo.Context) error {
 	if err != nil {
 		return entityIDError(err, "")
 	}
-	f.TopicID, f.Order, f.Limit = topic, p.order, p.limit
-	ctx := c.Request().Context()
-	rows, err := h.db.MessagesOfTopic(ctx, f)
+	f.TopicID, f.Order, f.Limit, f.NoSuchTopic = topic, p.order, p.limit, topicParam
+	page, err := h.app.TopicMessages(c.Request().Context(), f)
 	if err != nil {
-		return dbError(err)
+		return err
 	}
-	if len(rows) == 0 {
-		exists, err := h.db.TopicExists(ctx, topic)
-		if err != nil {
-			return dbError(err)
-		}
-		if !exists {
-			return &apiError{status: http.StatusNotFound, messages: []string{"No such topic id - " + topicParam}}
-		}
-	}
+	rows := page.Rows
 	j := getBuf()
 	defer putBuf(j)
 	j.raw(`{"messages":[`)
@@ -141,9 +109,9 @@ func (h *Handlers) topicMessages(c echo.Context) error {
 	}
 	j.raw(`],"links":{"next":`)
 	var next *string
-	if len(rows) == p.limit {
-		last := rows[len(rows)-1].ConsensusTimestamp.String()
-		next = nextLink(originalPath(c), q, "timestamp", p.order, last, timestampBound)
+	if page.Full {
+		after := model.Condition[string]{Op: page.Next.Op, Value: page.Next.Value.String()}
+		next = nextLink(originalPath(c), q, "timestamp", after, timestampBound)
 	}
 	j.strPtr(next)
 	j.raw(`}}`)
@@ -166,24 +134,24 @@ func (h *Handlers) topicMessage(c echo.Context) error {
 		return err
 	}
 	topicParam, key := pathParam(c, "topicId"), pathParam(c, "sequenceNumber")
-	var msgs []string
+	var p app.Problems
 	if !model.ValidEntityIDSyntax(topicParam, false) {
-		msgs = append(msgs, invalidParameter("topic.id"))
+		p.Invalid("topic.id")
 	}
 	byTimestamp := strings.Contains(key, ".")
 	var seq int64
 	var ts model.Timestamp
 	if byTimestamp {
 		if ts, err = model.ParseTimestamp(key); err != nil {
-			msgs = append(msgs, invalidParameter("consensus_timestamp"))
+			p.Invalid("consensus_timestamp")
 		}
 	} else if v, ok := parseSequenceNumber(key); ok {
 		seq = v
 	} else {
-		msgs = append(msgs, invalidParameter("sequencenumber"))
+		p.Invalid("sequencenumber")
 	}
-	if len(msgs) > 0 {
-		return badRequest(msgs...)
+	if err := p.Err(); err != nil {
+		return err
 	}
 	topic, err := h.opts.Defaults.ParseEntityID(topicParam, false)
 	if err != nil {
@@ -191,15 +159,12 @@ func (h *Handlers) topicMessage(c echo.Context) error {
 	}
 	var m *model.TopicMessage
 	if byTimestamp {
-		m, err = h.db.MessageByTimestamp(c.Request().Context(), ts)
-		if err == nil && m.TopicID != topic {
-			err = db.ErrNotFound
-		}
+		m, err = h.app.MessageOfTopicAt(c.Request().Context(), topic, ts)
 	} else {
-		m, err = h.db.MessageBySequence(c.Request().Context(), topic, seq)
+		m, err = h.app.MessageBySequence(c.Request().Context(), topic, seq)
 	}
 	if err != nil {
-		return dbError(err)
+		return err
 	}
 	return sendMessage(c, m)
 }
@@ -215,11 +180,11 @@ func (h *Handlers) messageByTimestamp(c echo.Context) error {
 	}
 	ts, err := model.ParseTimestamp(pathParam(c, "timestamp"))
 	if err != nil {
-		return badRequest(invalidParameter("consensus_timestamp"))
+		return app.Invalid(app.InvalidParameter("consensus_timestamp"))
 	}
-	m, err := h.db.MessageByTimestamp(c.Request().Context(), ts)
+	m, err := h.app.MessageByTimestamp(c.Request().Context(), ts)
 	if err != nil {
-		return dbError(err)
+		return err
 	}
 	return sendMessage(c, m)
 }
@@ -237,7 +202,7 @@ func (h *Handlers) schedules(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := listParams{limit: h.opts.LimitDefault, order: model.Asc}
+	p := listParams{limit: h.sizes.Default, order: model.Asc}
 	type idValue struct {
 		key   string
 		op    model.Operator
@@ -249,12 +214,13 @@ func (h *Handlers) schedules(c echo.Context) error {
 			ids = append(ids, idValue{key, op, value})
 			return model.ValidEntityIDSyntax(value, true)
 		}
-		return p.common(key, value, h.opts.LimitMax)
+		return p.common(key, value, h.sizes)
 	})
 	if err := p.err(); err != nil {
 		return err
 	}
-	f := db.ScheduleFilter{Order: p.order, Limit: p.limit}
+	var f app.ScheduleQuery
+	f.Order, f.Limit = p.order, p.limit
 	for _, v := range ids {
 		id, err := h.opts.Defaults.ParseEntityID(v.value, true)
 		switch {
@@ -268,10 +234,11 @@ func (h *Handlers) schedules(c echo.Context) error {
 			f.ScheduleID = append(f.ScheduleID, model.Condition[model.EntityID]{Op: v.op, Value: id})
 		}
 	}
-	rows, err := h.db.Schedules(c.Request().Context(), f)
+	page, err := h.app.Schedules(c.Request().Context(), f)
 	if err != nil {
-		return dbError(err)
+		return err
 	}
+	rows := page.Rows
 	j := getBuf()
 	defer putBuf(j)
 	j.raw(`{"schedules":[`)
@@ -283,9 +250,9 @@ func (h *Handlers) schedules(c echo.Context) error {
 	}
 	j.raw(`],"links":{"next":`)
 	var next *string
-	if len(rows) == p.limit {
-		last := rows[len(rows)-1].ScheduleID.String()
-		next = nextLink(originalPath(c), q, "schedule.id", p.order, last, func(s string) (int64, bool) {
+	if page.Full {
+		after := model.Condition[string]{Op: page.Next.Op, Value: page.Next.Value.String()}
+		next = nextLink(originalPath(c), q, "schedule.id", after, func(s string) (int64, bool) {
 			id, err := h.opts.Defaults.ParseEntityID(s, true)
 			return int64(id), err == nil
 		})
@@ -308,9 +275,9 @@ func (h *Handlers) schedule(c echo.Context) error {
 	if err != nil {
 		return entityIDError(err, "scheduleid")
 	}
-	s, err := h.db.Schedule(c.Request().Context(), id)
+	s, err := h.app.Schedule(c.Request().Context(), id)
 	if err != nil {
-		return dbError(err)
+		return err
 	}
 	cache := cacheDefault
 	if s.IsFinal(model.Timestamp(h.opts.Now().UnixNano())) {
@@ -330,7 +297,7 @@ var javaTopicPath = regexp.MustCompile(`^/api/v1/topics/(\d+\.){0,2}\d+$`)
 // (unknown query parameters are ignored).
 func (h *Handlers) topic(c echo.Context) error {
 	if !javaTopicPath.MatchString(originalPath(c)) {
-		return errNotFound
+		return app.ErrNotFound
 	}
 	if m := c.Request().Method; m != http.MethodGet && m != http.MethodHead {
 		c.Response().Header().Set("Allow", "GET")
@@ -340,12 +307,13 @@ func (h *Handlers) topic(c echo.Context) error {
 	if !ok {
 		return &javaError{status: http.StatusBadRequest, detail: "Failed to convert 'id'"}
 	}
-	t, err := h.db.Topic(c.Request().Context(), id)
+	t, err := h.app.Topic(c.Request().Context(), id)
+	if err != nil && !app.IsNotFound(err) {
+		return javaUnavailable{app.AsUnavailable(err)}
+	}
 	switch {
-	case errors.Is(err, db.ErrNotFound), err == nil && !t.HasTopic:
+	case err != nil, !t.HasTopic:
 		return &javaError{status: http.StatusNotFound, detail: "Topic not found"}
-	case err != nil:
-		return &javaUnavailable{cause: err}
 	case !t.HasEntity:
 		return &javaError{status: http.StatusNotFound, detail: "Entity not found"}
 	case !t.HasCustomFee:
@@ -358,12 +326,4 @@ func (h *Handlers) topic(c echo.Context) error {
 	hdr.Set(echo.HeaderContentType, "application/json")
 	hdr.Set("Cache-Control", cacheTopic)
 	return c.Blob(http.StatusOK, "application/json", j.b)
-}
-
-// javaUnavailable is rest-java's 503: reason phrase and an empty detail.
-type javaUnavailable struct{ cause error }
-
-func (u *javaUnavailable) Error() string { return "database: " + u.cause.Error() }
-func (u *javaUnavailable) Unwrap() error {
-	return &javaError{status: http.StatusServiceUnavailable, detail: ""}
 }

@@ -7,19 +7,17 @@ import (
 )
 
 // nextLink builds links.next (behavior.md §2.5, §6.4, DECISIONS #7): the
-// request's own query with the paging key's values in the paging direction
-// replaced by gt:/lt: the last row's key. bound parses one of the key's
-// values to the integer the empty-range check compares.
-func nextLink(path string, q *Query, key string, order model.Order, last string, bound func(string) (int64, bool)) *string {
-	opPrefix := "gt"
-	if order == model.Desc {
-		opPrefix = "lt"
-	}
-	next := &Query{Keys: make([]string, 0, len(q.Keys)+1), Values: make(map[string][]QueryValue, len(q.Values)+1)}
+// request's own query with the paging key's values in the direction of next
+// (the page's app.Page.Next, gt or lt the last row's key) replaced by next.
+// bound parses one of the key's values to the integer the empty-range check
+// compares.
+func nextLink(path string, q *Query, key string, next model.Condition[string], bound func(string) (int64, bool)) *string {
+	opPrefix, last := string(next.Op), next.Value
+	link := &Query{Keys: make([]string, 0, len(q.Keys)+1), Values: make(map[string][]QueryValue, len(q.Values)+1)}
 	for _, k := range q.Keys {
 		if k != key {
-			next.Keys = append(next.Keys, k)
-			next.Values[k] = q.Values[k]
+			link.Keys = append(link.Keys, k)
+			link.Values[k] = q.Values[k]
 		}
 	}
 	old := q.Values[key]
@@ -35,19 +33,19 @@ func nextLink(path string, q *Query, key string, order model.Order, last string,
 		// the key keeps its place; a single value that was replaced moves to the end
 		for i, k := range q.Keys {
 			if k == key {
-				next.Keys = append(next.Keys[:i], append([]string{key}, next.Keys[i:]...)...)
+				link.Keys = append(link.Keys[:i], append([]string{key}, link.Keys[i:]...)...)
 				break
 			}
 		}
 	} else {
-		next.Keys = append(next.Keys, key)
+		link.Keys = append(link.Keys, key)
 	}
-	next.Values[key] = kept
+	link.Values[key] = kept
 	if emptyRange(kept, bound) {
 		return nil
 	}
-	link := strings.TrimSuffix(path, "/") + "?" + next.Encode()
-	return &link
+	s := strings.TrimSuffix(path, "/") + "?" + link.Encode()
+	return &s
 }
 
 // emptyRange: lower is the max of gt (+1) and gte, upper the min of lt (-1)

@@ -3,6 +3,7 @@ package rest
 import (
 	"testing"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -70,7 +71,7 @@ func TestNextLink(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := nextLink(tt.path, q, tt.key, tt.order, tt.last, bounds[tt.key])
+			got := nextLink(tt.path, q, tt.key, app.After(tt.order, tt.last), bounds[tt.key])
 			switch {
 			case tt.want == "" && got != nil:
 				t.Errorf("got %q, want null", *got)
@@ -94,7 +95,7 @@ func FuzzNextLink(f *testing.F) {
 			order = model.Asc
 		}
 		before := q.Encode()
-		link := nextLink("/p", q, "timestamp", order, last, timestampBound)
+		link := nextLink("/p", q, "timestamp", app.After(order, last), timestampBound)
 		if q.Encode() != before {
 			t.Fatal("nextLink modified the request query")
 		}

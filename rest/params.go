@@ -1,9 +1,9 @@
 package rest
 
 import (
-	"errors"
 	"strings"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -16,16 +16,13 @@ func parseLong(s string, min int64) (int64, bool) { return model.ParseLong(s, mi
 // parseSequenceNumber: DECISIONS #1 makes 0 valid (the contract's minimum).
 func parseSequenceNumber(s string) (int64, bool) { return model.ParseSequenceNumber(s) }
 
-// parseLimit: 1..2^63-1, capped at the configured maximum.
-func parseLimit(s string, max int) (int, bool) {
-	v, ok := parseLong(s, 1)
+// parseLimit is a decimal page size under app.PageSizes' rule.
+func parseLimit(s string, sizes app.PageSizes) (int, bool) {
+	v, ok := parseLong(s, 0)
 	if !ok {
 		return 0, false
 	}
-	if v > int64(max) {
-		return max, true
-	}
-	return int(v), true
+	return sizes.Size(v)
 }
 
 func parseOrder(s string) (model.Order, bool) {
@@ -50,45 +47,42 @@ func parseEncoding(op model.Operator, s string) (utf8 bool, ok bool) {
 	return false, false
 }
 
-// listParams is the common state of a list request's validation: invalid
-// messages in query order, then unknown ones (behavior.md §1.4).
+// listParams is the common state of a list request's validation.
 type listParams struct {
-	invalid []string
-	unknown []string
-	limit   int
-	order   model.Order
+	problems app.Problems
+	limit    int
+	order    model.Order
 }
 
-func (p *listParams) err() error {
-	if len(p.invalid)+len(p.unknown) == 0 {
-		return nil
-	}
-	return badRequest(append(p.invalid, p.unknown...)...)
-}
+func (p *listParams) err() error { return p.problems.Err() }
 
-// each calls fn for every value of every key in query order; fn reports
-// whether the value is valid, and the key is unknown when accepted lacks it.
+// each calls fn for every value of every accepted key in query order; fn
+// reports whether the value is valid. Keys accepted lacks are unknown.
 func (p *listParams) each(q *Query, accepted map[string]bool, fn func(key string, op model.Operator, value string) bool) {
 	for _, key := range q.Keys {
 		if !accepted[key] {
-			p.unknown = append(p.unknown, unknownParameter(key))
 			continue
 		}
 		for _, v := range q.Values[key] {
 			op, value, ok := model.SplitOperator(v.Raw)
 			if v.Object || !ok || !fn(key, op, value) {
-				p.invalid = append(p.invalid, invalidParameter(key))
+				p.problems.Invalid(key)
 			}
+		}
+	}
+	for _, name := range q.WrittenNames() {
+		if !accepted[name] {
+			p.problems.Unknown(name)
 		}
 	}
 }
 
 // common handles limit and order, whose operator is accepted and ignored and
 // whose last value wins.
-func (p *listParams) common(key, value string, maxLimit int) bool {
+func (p *listParams) common(key, value string, sizes app.PageSizes) bool {
 	switch key {
-	case "limit":
-		v, ok := parseLimit(value, maxLimit)
+	case app.LimitParameter:
+		v, ok := parseLimit(value, sizes)
 		if ok {
 			p.limit = v
 		}
@@ -108,19 +102,12 @@ func rejectQuery(q *Query) error {
 	if len(q.Keys) == 0 {
 		return nil
 	}
-	msgs := make([]string, len(q.Keys))
-	for i, k := range q.Keys {
-		msgs[i] = unknownParameter(k)
+	var p app.Problems
+	for _, name := range q.WrittenNames() {
+		p.Unknown(name)
 	}
-	return badRequest(msgs...)
+	return p.Err()
 }
 
-// entityIDError maps a parse failure to the mirror node's message: the
-// parameter's name when the caller names one, else the rebuilt id.
-func entityIDError(err error, paramName string) error {
-	var inv *model.InvalidEntityIDError
-	if paramName == "" && errors.As(err, &inv) {
-		return badRequest(inv.Error())
-	}
-	return badRequest(invalidParameter(paramName))
-}
+// entityIDError maps a parse failure (app.EntityIDError).
+func entityIDError(err error, paramName string) error { return app.EntityIDError(err, paramName) }

@@ -3,6 +3,7 @@ package rest
 import (
 	"testing"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -33,7 +34,7 @@ func TestParseValues(t *testing.T) {
 	}{{"1", 1, true}, {"100", 100, true}, {"1000", 100, true}, {"9223372036854775807", 100, true}, {"0", 0, false}, {"-1", 0, false}}
 	for _, tt := range limits {
 		t.Run("limit/"+tt.in, func(t *testing.T) {
-			if got, ok := parseLimit(tt.in, 100); ok != tt.ok || got != tt.want {
+			if got, ok := parseLimit(tt.in, app.PageSizes{Default: 25, Max: 100}); ok != tt.ok || got != tt.want {
 				t.Errorf("parseLimit(%q) = %d, %v", tt.in, got, ok)
 			}
 		})

@@ -15,6 +15,11 @@ import (
 type Query struct {
 	Keys   []string
 	Values map[string][]QueryValue
+	// Names has, for each distinct key as written (qs groups keys
+	// case-sensitively), its lower-cased name, in the order of Keys; nil
+	// when no two keys differ only in case, so that it is Keys. An unknown
+	// parameter is reported once per key as written (Unknown).
+	Names []string
 }
 
 // QueryValue is one value as given (URL-decoded). Object marks a value that
@@ -33,6 +38,13 @@ const (
 type queryError struct{ message string }
 
 func (e *queryError) Error() string { return e.message }
+
+// rawKey is a key as qs first groups values: its full decoded text,
+// brackets included.
+type rawKey struct {
+	name   string
+	values []string
+}
 
 // prototypeKeys are dropped by qs (allowPrototypes is false), before the
 // mirror node lower-cases anything.
@@ -57,10 +69,6 @@ func ParseQuery(raw string) (*Query, error) {
 	}
 	// qs first groups values by their full decoded key (brackets included)
 	// and counts repeats per such key.
-	type rawKey struct {
-		name   string
-		values []string
-	}
 	var order []*rawKey
 	byName := map[string]*rawKey{}
 	for _, part := range parts {
@@ -92,6 +100,7 @@ func ParseQuery(raw string) (*Query, error) {
 		}
 		k.values = append(k.values, val)
 	}
+	mixedCase := false
 	for _, k := range order {
 		name, object, err := splitBrackets(k.name)
 		if err != nil {
@@ -101,6 +110,7 @@ func ParseQuery(raw string) (*Query, error) {
 			continue
 		}
 		lower := strings.ToLower(name)
+		mixedCase = mixedCase || lower != name
 		if _, seen := q.Values[lower]; !seen {
 			q.Keys = append(q.Keys, lower)
 		}
@@ -113,12 +123,55 @@ func ParseQuery(raw string) (*Query, error) {
 	}
 	// JavaScript objects list integer-like keys first, in numeric order:
 	// that is the order in which the mirror node sees (and reports) them.
-	sort.SliceStable(q.Keys, func(i, j int) bool {
-		ni, iok := arrayIndexKey(q.Keys[i])
-		nj, jok := arrayIndexKey(q.Keys[j])
+	sortLikeObjectKeys(q.Keys)
+	if mixedCase {
+		// Only keys with capitals can be two spellings of one name.
+		q.Names = writtenNames(order)
+	}
+	return q, nil
+}
+
+// writtenNames is the lower-cased name of each distinct key as written, in
+// order of appearance (then sorted as Keys are); nil when that is Keys.
+func writtenNames(order []*rawKey) []string {
+	seen := make(map[string]bool, len(order))
+	lowers := make(map[string]bool, len(order))
+	var names []string
+	variants := false
+	for _, k := range order {
+		name, _, err := splitBrackets(k.name)
+		if err != nil || name == "" || prototypeKeys[name] || seen[name] {
+			continue
+		}
+		seen[name] = true
+		lower := strings.ToLower(name)
+		variants = variants || lowers[lower]
+		lowers[lower] = true
+		names = append(names, lower)
+	}
+	if !variants {
+		return nil
+	}
+	sortLikeObjectKeys(names)
+	return names
+}
+
+func sortLikeObjectKeys(keys []string) {
+	sort.SliceStable(keys, func(i, j int) bool {
+		ni, iok := arrayIndexKey(keys[i])
+		nj, jok := arrayIndexKey(keys[j])
 		return iok && (!jok || ni < nj)
 	})
-	return q, nil
+}
+
+// WrittenNames is the lower-cased name of each distinct key as written: the
+// mirror node reports an unknown parameter once per such key (behavior.md
+// §1.4), so `Foo=1&foo=2` is two, `foo=1&foo=2` one.
+func (q *Query) WrittenNames() []string {
+	if q.Names == nil {
+		return q.Keys
+	}
+	return q.Names
 }
 
 // splitBrackets applies qs's key parsing with depth 1: `a` and `a[]` or

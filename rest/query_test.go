@@ -80,9 +80,50 @@ func TestParseQuery(t *testing.T) {
 	}
 }
 
+// TestWrittenNames: an unknown parameter is reported once per key as
+// written (qs groups keys case-sensitively), under its lower-cased name.
+func TestWrittenNames(t *testing.T) {
+	tests := []struct {
+		raw  string
+		want []string
+	}{
+		{"", nil},
+		{"foo=1&foo=2", []string{"foo"}},
+		{"Foo=1&foo=2&FOO=3&foo=4", []string{"foo", "foo", "foo"}},
+		{"Foo=1&bar=2&foo=3", []string{"foo", "bar", "foo"}},
+		{"foo=1&foo[]=2&Foo[0]=3", []string{"foo", "foo"}},
+		{"limit=1&Limit=2&order=asc", []string{"limit", "limit", "order"}},
+		{"b=1&B=2&10=x&2=y", []string{"2", "10", "b", "b"}},
+		{"toString=1&TOSTRING=2", []string{"tostring"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			q, err := ParseQuery(tt.raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, q.WrittenNames()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	// past the few keys scanned, an index takes over
+	var raw []string
+	for i := range 40 {
+		raw = append(raw, fmt.Sprintf("k%d=1&K%d=2&k%d=3", i, i, i))
+	}
+	q, err := ParseQuery(strings.Join(raw, "&"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(q.WrittenNames()); got != 80 {
+		t.Errorf("%d written names, want 80", got)
+	}
+}
+
 func FuzzParseQuery(f *testing.F) {
 	for _, s := range []string{"", "limit=2&order=DESC", "a[b][c]=1", "a[]=1&a[0]=2&a[x]=3", "%ZZ=%FF&+=+",
-		strings.Repeat("a=1&", 101), "timestamp=gt:1&timestamp=lt:2"} {
+		strings.Repeat("a=1&", 101), "timestamp=gt:1&timestamp=lt:2", "Foo=1&foo=2&FOO=3&foo=4"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
@@ -100,6 +141,17 @@ func FuzzParseQuery(f *testing.F) {
 			if k != strings.ToLower(k) || len(q.Values[k]) == 0 {
 				t.Fatalf("key %q: not lower-case or no values", k)
 			}
+		}
+		// every key is reported at least once, and only keys are
+		names := map[string]bool{}
+		for _, n := range q.WrittenNames() {
+			if len(q.Values[n]) == 0 {
+				t.Fatalf("written name %q is not a key", n)
+			}
+			names[n] = true
+		}
+		if len(names) != len(q.Keys) {
+			t.Fatalf("%d distinct written names for %d keys", len(names), len(q.Keys))
 		}
 		_ = q.Encode()
 	})

@@ -26,10 +26,10 @@ func (j *jsonBuf) message(m *model.TopicMessage, utf8 bool) {
 		j.raw(`},"number":`)
 		j.int(int64(c.Number))
 		j.raw(`,"total":`)
-		if m.ChunkTotal == nil {
+		if c.Total == nil {
 			j.null()
 		} else {
-			j.int(int64(*m.ChunkTotal))
+			j.int(int64(*c.Total))
 		}
 		j.b = append(j.b, '}')
 	}

@@ -12,6 +12,9 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"mirrorql/app"
+	"mirrorql/rest/nodejson"
 )
 
 // Route templates as Echo sees them after canonicalRoute.
@@ -120,12 +123,12 @@ func pathParam(c echo.Context, name string) string {
 func query(c echo.Context) (*Query, error) {
 	q, err := ParseQuery(c.Request().URL.RawQuery)
 	if err != nil {
-		return nil, badRequest(err.Error())
+		return nil, app.Invalid(err.Error())
 	}
 	return q, nil
 }
 
-const contentTypeJSON = "application/json; charset=utf-8"
+const contentTypeJSON = nodejson.ContentType
 
 // sendNode writes a Node-service success body with its headers: cache
 // control, the Link header for a next page, and Express's weak ETag with a
@@ -180,26 +183,20 @@ func ErrorHandler(log func(c echo.Context, err error)) echo.HTTPErrorHandler {
 		if errors.As(err, &he) {
 			switch {
 			case he.Code == http.StatusNotFound, he.Code == http.StatusMethodNotAllowed:
-				err = errNotFound
+				err = app.ErrNotFound
 			case he.Code >= 400 && he.Code < 500:
-				err = &apiError{status: he.Code, messages: []string{http.StatusText(he.Code)}}
+				err = &statusError{status: he.Code, message: http.StatusText(he.Code)}
 			}
 		}
-		status, body := errorBody(err)
+		status, body, ct := errorBody(err)
 		if status >= 500 && log != nil && !outage(err) {
 			log(c, err)
-		}
-		hdr := c.Response().Header()
-		ct := contentTypeJSON
-		var je *javaError
-		if errors.As(err, &je) {
-			ct = "application/json"
 		}
 		if c.Request().Method == http.MethodHead {
 			_ = c.NoContent(status)
 			return
 		}
-		hdr.Set(echo.HeaderContentType, ct)
+		c.Response().Header().Set(echo.HeaderContentType, ct)
 		_ = c.Blob(status, ct, body)
 	}
 }

@@ -47,6 +47,19 @@ func chromiumPath(t testing.TB) string {
 	return ""
 }
 
+// browserSlot lets one browser test drive Chromium at a time, while the
+// other tests run beside it: a page that starts GraphiQL needs seconds of CPU,
+// and the explorer's run=1 gives up pressing its button after 10 s.
+var browserSlot = make(chan struct{}, 1)
+
+// oneBrowserAtATime waits for the browser slot and holds it until the test
+// ends.
+func oneBrowserAtATime(t *testing.T) {
+	t.Helper()
+	browserSlot <- struct{}{}
+	t.Cleanup(func() { <-browserSlot })
+}
+
 // chromiumSwitches are the switches, besides headless, that every browser
 // test starts Chromium with: among them, none of its own network traffic
 // (QUIC, background networking, component updates, sync), so that every

@@ -39,7 +39,9 @@ const dashTopic = 900
 // With MIRRORQL_TEST_SCREENSHOT_DIR set it writes dashboard.png (1280 wide)
 // and dashboard-phone.png (390 wide) of the topic view there.
 func TestDashboardInBrowser(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t) // without it: skipped (failed in CI) before any setup
+	oneBrowserAtATime(t)
 	dbURL, b := testdb.New(t)
 	ctx := context.Background()
 	if _, err := seed.RunURL(ctx, dbURL, seed.DefaultOptions()); err != nil {
@@ -111,10 +113,10 @@ func TestDashboardInBrowser(t *testing.T) {
 		tab.eval(`String(document.querySelectorAll('#topics tbody tr').length)`))
 	// The figure is for the report; the bound only catches a page that is
 	// plainly broken, not a busy machine (measured on 2 cores: 0.4–0.7 s
-	// idle, up to 0.9 s under a load of 10; the service's first query
-	// included).
+	// idle, up to 0.9 s under a load of 10, 3.1 s under a load of 18 with
+	// other test runs beside it; the service's first query included).
 	rendered, err := strconv.ParseFloat(tab.eval(`String(performance.getEntriesByName('dashboard:topics-rendered')[0].startTime)`), 64)
-	if err != nil || rendered > 3000 {
+	if err != nil || rendered > 15000 {
 		t.Errorf("the topic list took %.0f ms to appear (%v)", rendered, err)
 	}
 	if got := tab.eval(`document.querySelector('` + row + ` .count').textContent`); got != "5" {
@@ -237,6 +239,7 @@ func TestDashboardInBrowser(t *testing.T) {
 // TestDashboardDisabled: with MIRRORQL_DASHBOARD_ENABLED=false the page and
 // its assets answer the service's usual 404.
 func TestDashboardDisabled(t *testing.T) {
+	t.Parallel()
 	dbURL, _ := testdb.New(t)
 	on := startServer(t, dbURL)
 	if status, hdr, body := get(t, on.URL+"/dashboard"); status != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") ||

@@ -114,6 +114,7 @@ var (
 )
 
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	if _, err := pgcluster.FindBinaries(); err != nil {
 		t.Fatalf("the demo needs PostgreSQL's server binaries: %v", err)
 	}
@@ -227,9 +228,9 @@ func TestDemo(t *testing.T) {
 
 // TestDemoBusyPort runs serve and the demo where their port is taken: each
 // fails at once, saying which variable moves it. Without MIRRORQL_LISTEN the
-// demo's port is 127.0.0.1:8080, which the test holds (or skips the case when
-// something else does).
+// demo's port is 127.0.0.1:8080, which the test holds (or finds held).
 func TestDemoBusyPort(t *testing.T) {
+	t.Parallel()
 	run := func(t *testing.T, cmdName string, env ...string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -267,11 +268,16 @@ func TestDemoBusyPort(t *testing.T) {
 	}
 
 	t.Run("demo default address", func(t *testing.T) {
+		// The port must be busy, whoever holds it: when something else
+		// already does (a demo left running), that serves as well as our own
+		// listener.
 		held, err := net.Listen("tcp", "127.0.0.1:8080")
-		if err != nil {
-			t.Skipf("127.0.0.1:8080 is not the test's to hold: %v", err)
+		switch {
+		case err == nil:
+			defer held.Close()
+		case !errors.Is(err, syscall.EADDRINUSE):
+			t.Fatalf("hold 127.0.0.1:8080: %v", err)
 		}
-		defer held.Close()
 		out := run(t, "demo")
 		if !strings.Contains(out, "listen tcp 127.0.0.1:8080"+hint) {
 			t.Errorf("the demo without MIRRORQL_LISTEN, 127.0.0.1:8080 taken, said:\n%s", out)
@@ -283,6 +289,7 @@ func TestDemoBusyPort(t *testing.T) {
 }
 
 func TestDemoOnGivenDatabase(t *testing.T) {
+	t.Parallel()
 	url, b := testdb.Empty(t) // not even migrated
 	d, _ := startDemo(t, "MIRRORQL_DATABASE_URL="+url)
 	if demoCluster.MatchString(d.out.String()) {
@@ -306,6 +313,8 @@ func TestDemoOnGivenDatabase(t *testing.T) {
 		return n
 	}
 	before := countRows()
+	// An absence is watched for a span (3 s, several writer intervals): the
+	// span is the scenario, the 100 ms sleeps only space the looks.
 	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
 		if n := countRows(); n != before {
 			t.Fatalf("the demo wrote to the database of MIRRORQL_DATABASE_URL: %d rows, %d after seeding", n, before)
@@ -332,6 +341,7 @@ func TestDemoOnGivenDatabase(t *testing.T) {
 }
 
 func TestSeedCommand(t *testing.T) {
+	t.Parallel()
 	url, b := testdb.Empty(t)
 	run := func(args ...string) (string, error) {
 		cmd := exec.Command(binary(t), append([]string{"seed"}, args...)...)

@@ -244,6 +244,7 @@ func startLiveServer(t *testing.T, dbURL string, env ...string) *server {
 // and fail in every way we can provoke (unparseable, bad option, nothing
 // listening) and checks that the password appears nowhere in what it prints.
 func TestNoSecretInLogs(t *testing.T) {
+	t.Parallel()
 	const secret = "s3cr3t-Pw"
 	closed := freeAddr(t) // nothing listens there once freeAddr returns
 	for _, driver := range []string{"pgdriver", "pgx"} {

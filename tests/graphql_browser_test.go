@@ -22,7 +22,9 @@ import (
 // assets are embedded: the page refers to no other host (checked below), and
 // Chromium runs with its own network traffic off (chromiumSwitches).
 func TestGraphQLExplorerInBrowser(t *testing.T) {
+	t.Parallel()
 	chromium := chromiumPath(t)
+	oneBrowserAtATime(t)
 	srv, _ := gqlFixtureServer(t)
 
 	// The explorer is what a browser gets at GET /graphql. (Fetched directly:

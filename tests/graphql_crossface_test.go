@@ -41,6 +41,7 @@ import (
 //     can express, and for each topic and the schedules in both orders at
 //     several page sizes.
 func TestGraphQLAgreesWithREST(t *testing.T) {
+	t.Parallel()
 	folders := gqlConformanceFolders(t)
 	_, b := testdb.New(t)
 	d := db.Wrap(b)
@@ -67,7 +68,9 @@ func TestGraphQLAgreesWithREST(t *testing.T) {
 			if meta.Profile == "limit" {
 				def, max = 2, 4
 			}
+			addNullChunkTotals(t, b)
 			f := newFaces(d, def, max)
+			f.checkNullChunkTotals(t)
 			f.checkMessages(t, b, "true")
 			f.checkSchedules(t, b)
 			f.checkRecordedLists(t, dir)
@@ -86,11 +89,14 @@ func TestGraphQLAgreesWithREST(t *testing.T) {
 // 200 schedules in every state; every chunk and a fifth of the other
 // messages), plus every topic against REST's topic route.
 func TestGraphQLAgreesWithRESTOnSeededData(t *testing.T) {
+	t.Parallel()
 	url, b := testdb.New(t)
 	if _, err := seed.RunURL(context.Background(), url, seed.DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
+	addNullChunkTotals(t, b)
 	f := newFaces(db.Wrap(b), 25, 100)
+	f.checkNullChunkTotals(t)
 	// every chunk, a fifth of the other messages
 	f.checkMessages(t, b, "chunk_num IS NOT NULL OR sequence_number % 5 = 1")
 	f.checkSchedules(t, b)
@@ -110,6 +116,50 @@ func TestGraphQLAgreesWithRESTOnSeededData(t *testing.T) {
 		f.messages, f.schedules, f.topics, f.chains, f.items)
 	if f.topics == 0 || f.messages == 0 || f.schedules == 0 {
 		t.Error("nothing compared")
+	}
+}
+
+// nullChunkTopic holds chunks whose rows have no chunk_total (both forms of
+// chunk info), which REST renders as "total": null.
+const nullChunkTopic = model.EntityID(987654)
+
+// addNullChunkTotals adds nullChunkTopic's messages: a legacy chunk (payer
+// and valid start), a chunk with an initial transaction id, and a chunk
+// with neither, all with chunk_num set and chunk_total NULL.
+func addNullChunkTotals(t *testing.T, b *bun.DB) {
+	t.Helper()
+	_, err := b.DB.ExecContext(context.Background(), `INSERT INTO topic_message
+		(consensus_timestamp, message, running_hash, sequence_number, running_hash_version, chunk_num, chunk_total,
+		 payer_account_id, valid_start_timestamp, topic_id, initial_transaction_id) VALUES
+		(1690000000000000001, '\x6869', '\x01', 1, 3, 1, NULL, 1001, 1689999999000000000, $1, NULL),
+		(1690000000000000002, '\x7468657265', '\x02', 2, 3, 2, NULL, 1001, 1689999999000000000, $1, NULL),
+		(1690000000000000003, '\x21', '\x03', 3, 3, 1, NULL, 1002, NULL, $1,
+		 '\x0a0c0880b4d4a40610c0843d1203180a0b'),
+		(1690000000000000004, '\x3f', '\x04', 4, NULL, 3, NULL, NULL, NULL, $1, NULL)`, int64(nullChunkTopic))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkNullChunkTotals: where REST says "total": null, GraphQL's
+// chunkInfo.total is null too.
+func (f *faces) checkNullChunkTotals(t *testing.T) {
+	t.Helper()
+	for seq := 1; seq <= 4; seq++ {
+		status, body := f.get(t, fmt.Sprintf("/api/v1/topics/%s/messages/%d", nullChunkTopic, seq))
+		if status != 200 {
+			t.Fatalf("REST message %d: %d %v", seq, status, body)
+		}
+		ci, _ := body.(map[string]any)["chunk_info"].(map[string]any)
+		if total, ok := ci["total"]; !ok || total != nil {
+			t.Errorf("REST message %d: chunk_info %v, want total null", seq, ci)
+		}
+		data := f.query(t, `query($t: EntityId!, $s: Long!) { topicMessage(topicId: $t, sequenceNumber: $s) { chunkInfo { number total } } }`,
+			map[string]any{"t": nullChunkTopic.String(), "s": seq})
+		gci, _ := data["topicMessage"].(map[string]any)["chunkInfo"].(map[string]any)
+		if total, ok := gci["total"]; !ok || total != nil {
+			t.Errorf("GraphQL message %d: chunkInfo %v, want total null", seq, gci)
+		}
 	}
 }
 

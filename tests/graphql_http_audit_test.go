@@ -17,6 +17,7 @@ import (
 // client, no `data` entry with application/graphql-response+json, 400 for
 // invalid parameters).
 func TestGraphQLOverHTTPAudit(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		skipOrFailInCI(t, "node (Debian package nodejs) is needed for graphql-http's audit")

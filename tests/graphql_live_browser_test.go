@@ -23,7 +23,9 @@ import (
 // Set MIRRORQL_TEST_SCREENSHOT_DIR to keep a screenshot of the explorer
 // showing the message (explorer-subscription.png).
 func TestGraphQLExplorerSubscription(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t) // without it: skipped (failed in CI) before any setup
+	oneBrowserAtATime(t)
 	srv, b := gqlFixtureServer(t)
 	base, err := url.Parse(srv.URL)
 	if err != nil {

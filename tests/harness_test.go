@@ -155,14 +155,33 @@ func openWriter(t *testing.T, url string) *bun.DB {
 	return d.Bun()
 }
 
+var (
+	givenMu sync.Mutex
+	given   = map[string]bool{}
+)
+
+// freeAddr is a loopback address nothing listens on, for a process to bind.
+// Tests run in parallel, so an address is handed out once per test process:
+// the kernel may offer a port again as soon as the listener that found it
+// has closed, before the process it was meant for has bound it.
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	givenMu.Lock()
+	defer givenMu.Unlock()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		if !given[addr] {
+			given[addr] = true
+			return addr
+		}
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Fatal("no loopback port that was not handed out already")
+	return ""
 }
 
 type lockedBuffer struct {

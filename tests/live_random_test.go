@@ -41,6 +41,7 @@ const (
 // poll interval, the writers, the subscribers — but not the interleaving of
 // the commits, which is the point.
 func TestLiveRandom(t *testing.T) {
+	t.Parallel()
 	began := time.Now()
 	seed := uint64(envInt(t, envLiveSeed, liveSeed))
 	rng := rand.New(rand.NewPCG(seed, 0))

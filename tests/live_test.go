@@ -29,6 +29,7 @@ func liveServer(t *testing.T, env ...string) (*server, *bun.DB) {
 }
 
 func TestLiveHistoryThenLive(t *testing.T) {
+	t.Parallel()
 	srv, b := liveServer(t)
 	for _, face := range []string{"websocket", "sse"} {
 		t.Run(face, func(t *testing.T) {
@@ -64,6 +65,7 @@ func TestLiveHistoryThenLive(t *testing.T) {
 }
 
 func TestLiveSameMillisecondAndLateGap(t *testing.T) {
+	t.Parallel()
 	srv, b := liveServer(t)
 	c := openWS(t, srv.URL)
 	ch := c.subscribe("1", subscriptionQuery(`topicId: "0.0.502"`))
@@ -89,6 +91,7 @@ func TestLiveSameMillisecondAndLateGap(t *testing.T) {
 }
 
 func TestLiveLimitAndEndTime(t *testing.T) {
+	t.Parallel()
 	srv, b := liveServer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -119,9 +122,8 @@ func TestLiveLimitAndEndTime(t *testing.T) {
 	waitSubscribed(t, srv, 1)
 	appendMessages(t, b, liveRow{Topic: 503})
 	consecutive(t, "before the end", takeN(t, ch, 1, 10*time.Second), 1)
-	for time.Now().Before(endAt) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	// The condition waited for is the wall clock passing the end time.
+	time.Sleep(time.Until(endAt))
 	appendMessages(t, b, liveRow{Topic: 504}) // another topic: the ledger moves
 	start := time.Now()
 	msgs, last, ended = collect(t, ch, 10*time.Second)
@@ -134,6 +136,7 @@ func TestLiveLimitAndEndTime(t *testing.T) {
 }
 
 func TestLiveValidation(t *testing.T) {
+	t.Parallel()
 	srv, b := liveServer(t)
 	if _, err := b.ExecContext(context.Background(), `INSERT INTO entity (id, num, realm, shard, type, timestamp_range)
 		VALUES (1002, 1002, 0, 0, 'ACCOUNT', int8range(1, null))`); err != nil {
@@ -182,6 +185,7 @@ func TestLiveValidation(t *testing.T) {
 }
 
 func TestLiveCaps(t *testing.T) {
+	t.Parallel()
 	srv, _ := liveServer(t, "MIRRORQL_LIVE_MAX_SUBSCRIPTIONS=3", "MIRRORQL_LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION=2")
 	c := openWS(t, srv.URL)
 	a := c.subscribe("a", subscriptionQuery(`topicId: "0.0.501"`))
@@ -213,6 +217,7 @@ func TestLiveCaps(t *testing.T) {
 }
 
 func TestLiveLegacyProtocolAndKeepAlive(t *testing.T) {
+	t.Parallel()
 	srv, b := liveServer(t, "MIRRORQL_LIVE_KEEPALIVE=1s")
 	c, err := dialWS(t, srv.URL, "graphql-ws", nil)
 	if err != nil {
@@ -228,12 +233,12 @@ func TestLiveLegacyProtocolAndKeepAlive(t *testing.T) {
 	// keep-alive: `ka` (legacy) and `ping` (graphql-transport-ws) while idle
 	w := openWS(t, srv.URL)
 	w.subscribe("idle", subscriptionQuery(`topicId: "0.0.506"`))
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) && (countType(c, "ka") < 2 || countType(w, "ping") < 2) {
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 	if countType(c, "ka") < 2 || countType(w, "ping") < 2 {
-		t.Errorf("keep-alive in 5 s at 1 s: %d ka, %d ping", countType(c, "ka"), countType(w, "ping"))
+		t.Errorf("keep-alive in 10 s at 1 s: %d ka, %d ping", countType(c, "ka"), countType(w, "ping"))
 	}
 	// SSE comments
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/graphql", strings.NewReader(`{"query":"subscription { topicMessages(topicId: \"0.0.507\") { sequenceNumber } }"}`))
@@ -271,6 +276,7 @@ func countType(c *wsClient, typ string) int {
 }
 
 func TestLiveDisabled(t *testing.T) {
+	t.Parallel()
 	srv, _ := liveServer(t, "MIRRORQL_LIVE_ENABLED=false")
 	_, last, _ := collect(t, openWS(t, srv.URL).subscribe("1", subscriptionQuery(`topicId: "0.0.501"`)), 10*time.Second)
 	if len(last.Errors) != 1 || last.Errors[0].Code() != "SUBSCRIPTIONS_DISABLED" {
@@ -279,6 +285,7 @@ func TestLiveDisabled(t *testing.T) {
 }
 
 func TestLiveNestedFields(t *testing.T) {
+	t.Parallel()
 	srv, b := liveServer(t)
 	c := openWS(t, srv.URL)
 	ch := c.subscribe("1", `subscription { topicMessages(topicId: "0.0.501", consensusStartTime: "0", limit: 2) {
@@ -312,7 +319,7 @@ func TestLiveNestedFields(t *testing.T) {
 // waitSubscribed waits until the server has n open subscriptions.
 func waitSubscribed(t testing.TB, srv *server, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	var got float64
 	for time.Now().Before(deadline) {
 		mf := scrape(t.(*testing.T), srv.URL)
@@ -329,6 +336,7 @@ func waitSubscribed(t testing.TB, srv *server, n int) {
 // A WebSocket that never sends connection_init is closed once the init
 // timeout passes, as graphql-transport-ws asks.
 func TestLiveInitTimeout(t *testing.T) {
+	t.Parallel()
 	srv, _ := liveServer(t, "MIRRORQL_GRAPHQL_WS_INIT_TIMEOUT=1s")
 	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}}
 	conn, _, err := d.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql", nil)

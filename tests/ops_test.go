@@ -92,6 +92,7 @@ func value(m *dto.Metric) float64 {
 }
 
 func TestOpsMetrics(t *testing.T) {
+	t.Parallel()
 	url, _ := opsSeed(t)
 	s := startServer(t, url, "MIRRORQL_DB_POOL_SIZE=7")
 	for range 3 {
@@ -165,6 +166,7 @@ func TestOpsMetrics(t *testing.T) {
 var hexID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 func TestOpsRequestID(t *testing.T) {
+	t.Parallel()
 	url, _ := opsSeed(t)
 	s := startServer(t, url)
 
@@ -221,6 +223,7 @@ func requestLogs(t *testing.T, logs string) map[string]map[string]any {
 }
 
 func TestOpsShutdownOnSignal(t *testing.T) {
+	t.Parallel()
 	url, _ := opsSeed(t)
 	s := startServer(t, url, "MIRRORQL_SHUTDOWN_GRACE=5s")
 	get(t, s.URL+"/api/v1/schedules")
@@ -250,6 +253,7 @@ func TestOpsShutdownOnSignal(t *testing.T) {
 }
 
 func TestOpsRequestDeadline(t *testing.T) {
+	t.Parallel()
 	url, _ := opsSeed(t)
 	// A deadline no query can meet: every API request runs into it.
 	s := startLiveServer(t, url, "MIRRORQL_REQUEST_TIMEOUT=1ns")
@@ -446,6 +450,7 @@ func TestOpsRedisOutage(t *testing.T) {
 var assetRef = regexp.MustCompile(`(?:src|href)="([^"]*)"`)
 
 func TestOpsSwaggerUI(t *testing.T) {
+	t.Parallel()
 	url, _ := testdb.New(t)
 	s := startServer(t, url)
 	status, h, page := get(t, s.URL+"/api/v1/docs")
@@ -475,6 +480,7 @@ func TestOpsSwaggerUI(t *testing.T) {
 }
 
 func TestOpsHealthcheckCommand(t *testing.T) {
+	t.Parallel()
 	url, _ := testdb.New(t)
 	s := startServer(t, url)
 	run := func(listen string) error {
@@ -499,6 +505,7 @@ func TestOpsHealthcheckCommand(t *testing.T) {
 // distroless; no Docker engine runs here, so check that nothing the binary
 // needs requires cgo (cheap: no second compilation of everything).
 func TestOpsBuildsWithoutCgo(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command("go", "list", "-deps", "-e",
 		"-f", "{{if .Error}}error {{.ImportPath}}: {{.Error}}\n{{end}}{{if .CgoFiles}}cgo {{.ImportPath}}\n{{end}}", "..")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -512,6 +519,7 @@ func TestOpsBuildsWithoutCgo(t *testing.T) {
 // its Content-Length, as Express sends it, not chunked; compressed, it has
 // none (the length is not known before the end); a 304 has no body.
 func TestOpsListLength(t *testing.T) {
+	t.Parallel()
 	url, _ := opsSeed(t)
 	s := startServer(t, url)
 	fetch := func(header ...string) response {

@@ -53,6 +53,7 @@ const (
 // that can be rebuilt whatever the concurrency. CI runs randomRequestsCI;
 // by hand: MIRRORQL_TEST_RANDOM_REQUESTS=100000 go test ./tests -run TestRandomRequests -v
 func TestRandomRequests(t *testing.T) {
+	t.Parallel()
 	n := envInt(t, envRandomRequests, randomRequestsCI)
 	seed := uint64(envInt(t, envRandomSeed, randomSeed))
 	dbURL, b := testdb.New(t)

@@ -27,6 +27,7 @@ import (
 // denied") and show as a 503; instead every REST case answers exactly as on a
 // writable database, and the GraphQL face answers without errors.
 func TestReadOnlyReplica(t *testing.T) {
+	t.Parallel()
 	dbURL, b := testdb.New(t)
 	seedREST(t, b)
 	ctx := context.Background()
@@ -160,6 +161,7 @@ func graphQLReads(t *testing.T, name, base string) {
 // read-only and any write fails). Every REST case answers exactly as on the
 // primary, with both drivers, and the GraphQL face answers without errors.
 func TestHotStandby(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	primary, w := migratedCluster(t)
 	seedREST(t, w)

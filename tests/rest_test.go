@@ -81,24 +81,45 @@ func readJSON(t testing.TB, path string, v any) {
 	}
 }
 
-func TestREST(t *testing.T) {
+// restEnv is a database and, on it, a server with the default settings and
+// one with small response limits.
+type restEnv struct {
+	dbURL        string
+	b            *bun.DB
+	def, limited *server
+}
+
+// newRESTEnv starts a restEnv on a database of the test's own. Default
+// settings, response cache included: the tests reload the tables under the
+// same servers, as the conformance runner does, and the cache must never
+// replay the answer of the data before.
+func newRESTEnv(t *testing.T) restEnv {
+	t.Helper()
 	dbURL, b := testdb.New(t)
-	// Default settings, response cache included: the cases reload the tables
-	// under the same servers, as the conformance runner does, and the cache
-	// must never replay the answer of the data before.
-	def := startServer(t, dbURL)
-	limited := startServer(t, dbURL, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")
+	return restEnv{dbURL: dbURL, b: b, def: startServer(t, dbURL),
+		limited: startServer(t, dbURL, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")}
+}
+
+// TestREST: the conformance cases (by the official runner and replayed in
+// Go), the repository's own cases, and random requests. Each group reloads
+// the tables under its servers, so each has a restEnv of its own: the two
+// conformance groups run side by side once the body (the other two) is done.
+func TestREST(t *testing.T) {
+	t.Parallel()
 
 	// The official runner, both profiles, against the built binary.
 	t.Run("conformance run.sh", func(t *testing.T) {
+		t.Parallel()
 		conformanceFolders(t)
 		for _, tool := range []string{"bash", "psql", "curl", "python3"} {
 			if _, err := exec.LookPath(tool); err != nil {
 				t.Fatalf("run.sh needs %s on PATH (.ci/run installs it)", tool)
 			}
 		}
+		e := newRESTEnv(t)
 		cmd := exec.Command("bash", filepath.Join(conformanceDir, "run.sh"))
-		cmd.Env = append(os.Environ(), "BASE_URL="+def.URL, "BASE_URL_LIMIT="+limited.URL, "DATABASE_URL="+dbURL)
+		cmd.Env = append(os.Environ(), "BASE_URL="+e.def.URL, "BASE_URL_LIMIT="+e.limited.URL, "DATABASE_URL="+e.dbURL,
+			"PATH="+interpreterFirst(t, "python3"))
 		out, err := cmd.CombinedOutput()
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 		last := lines[len(lines)-1]
@@ -112,11 +133,14 @@ func TestREST(t *testing.T) {
 	// and content-type headers checked (get validates every body against
 	// our openapi.yml).
 	t.Run("conformance replay", func(t *testing.T) {
-		for _, dir := range conformanceFolders(t) {
-			meta := loadConformanceData(t, b, dir)
-			base := def.URL
+		t.Parallel()
+		folders := conformanceFolders(t)
+		e := newRESTEnv(t)
+		for _, dir := range folders {
+			meta := loadConformanceData(t, e.b, dir)
+			base := e.def.URL
 			if meta.Profile == "limit" {
-				base = limited.URL
+				base = e.limited.URL
 			}
 			var cases []conformanceCase
 			readJSON(t, filepath.Join(dir, "cases.json"), &cases)
@@ -150,13 +174,13 @@ func TestREST(t *testing.T) {
 		}
 	})
 
-	seedREST(t, b)
+	e := newRESTEnv(t)
+	seedREST(t, e.b)
 	for _, tc := range restCases {
-		tc := tc
 		t.Run(tc.name, func(t *testing.T) {
-			base := def.URL
+			base := e.def.URL
 			if tc.limited {
-				base = limited.URL
+				base = e.limited.URL
 			}
 			status, hdr, body := get(t, base+tc.url, tc.header...)
 			if status != tc.status {
@@ -179,7 +203,7 @@ func TestREST(t *testing.T) {
 		rng := rand.New(rand.NewSource(20261121))
 		for i := 0; i < 3000; i++ {
 			u := randomRequest(rng)
-			status, _, body := get(t, def.URL+u)
+			status, _, body := get(t, e.def.URL+u)
 			if status >= 500 {
 				t.Fatalf("%s: %d %s", u, status, body)
 			}
@@ -197,6 +221,23 @@ func TestREST(t *testing.T) {
 			}
 		}
 	})
+}
+
+// interpreterFirst is PATH with the directory of the interpreter that name
+// runs put first. run.sh starts python3 for every case; where python3 on PATH
+// is a version manager's shim (pyenv's starts a shell and pyenv itself), each
+// start costs seconds on a loaded machine, the interpreter alone a fraction.
+func interpreterFirst(t *testing.T, name string) string {
+	t.Helper()
+	out, err := exec.Command(name, "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	path := os.Getenv("PATH")
+	if exe := strings.TrimSpace(string(out)); exe != "" {
+		path = filepath.Dir(exe) + string(os.PathListSeparator) + path
+	}
+	return path
 }
 
 func mustJSON(v any) []byte {
@@ -268,6 +309,7 @@ func randomRequest(rng *rand.Rand) string {
 // alone has no ../shared: there is nothing to compare, and the copy is what
 // every conformance test runs.
 func TestConformanceCopyMatchesShared(t *testing.T) {
+	t.Parallel()
 	const shared = "../../shared/conformance"
 	if _, err := os.Stat(shared); err != nil {
 		t.Logf("no %s beside the repository: nothing to compare the copy with", shared)

@@ -65,7 +65,13 @@ func run(b *testing.B, path func(r *rand.Rand) string) {
 }
 
 func runRequests(b *testing.B, request func(r *rand.Rand) *http.Request) {
-	e := New(open(b), nil)
+	runRequestsWith(b, nil, request)
+}
+
+// runRequestsWith is runRequests against a service with the default
+// settings changed by edit (nil: none).
+func runRequestsWith(b *testing.B, edit func(*config.Config), request func(r *rand.Rand) *http.Request) {
+	e := NewWith(open(b), nil, edit)
 	var seed atomic.Uint64
 	var failed atomic.Int64
 	b.ReportAllocs()
@@ -134,6 +140,21 @@ const (
 		`consensusTimestamp topicId sequenceNumber message runningHash runningHashVersion payerAccountId ` +
 		`chunkInfo { number total initialTransactionId { accountId nonce scheduled transactionValidStart } } } }`
 	gqlPageQuery = `query($t: EntityId!) { topicMessages(topicId: $t, first: 100) { nodes { sequenceNumber topic { id memo } } } }`
+	// gqlListGt100Query is BenchmarkListGt100's page with the fields REST
+	// returns.
+	gqlListGt100Query = `query($t: EntityId!, $gt: Long!) { topicMessages(topicId: $t, first: 100, sequenceNumber: {gt: $gt}) { ` +
+		`nodes { consensusTimestamp topicId sequenceNumber message runningHash runningHashVersion payerAccountId ` +
+		`chunkInfo { number total initialTransactionId { accountId nonce scheduled transactionValidStart } } } } }`
+	// gqlTopicsQuery is the 100 topics with the fields REST's topic details
+	// return.
+	gqlTopicsQuery = `{ topics(first: 100) { nodes { id memo deleted createdTimestamp timestamp { from to } ` +
+		`adminKey { type key } submitKey { type key } feeScheduleKey { type key } feeExemptKeyList { type key } ` +
+		`autoRenewAccountId autoRenewPeriod customFees { createdTimestamp fixedFees { amount collectorAccountId denominatingTokenId } } } } }`
+	// gqlSchedulesQuery is BenchmarkSchedulesGt100's page with the fields
+	// REST returns.
+	gqlSchedulesQuery = `query($gt: EntityId!) { schedules(first: 100, scheduleId: {gt: $gt}) { nodes { id adminKey { type key } ` +
+		`consensusTimestamp creatorAccountId payerAccountId deleted executedTimestamp expirationTime memo ` +
+		`transactionBody waitForExpiry signatures { consensusTimestamp publicKeyPrefix signature type } } } }`
 	// gqlActivityQuery is the activity route's query; its window is the hot
 	// topic's history (BenchmarkGraphQLActivity reads it from the database).
 	gqlActivityQuery = `query($t: EntityId!, $from: Timestamp!, $to: Timestamp!, $b: Int!) { topic(id: $t) { ` +
@@ -149,6 +170,37 @@ func BenchmarkGraphQLMessage(b *testing.B) {
 func BenchmarkGraphQLPage(b *testing.B) {
 	runRequests(b, func(r *rand.Rand) *http.Request {
 		return graphQL(gqlPageQuery, map[string]any{"t": fmt.Sprintf("0.0.%d", 2001+r.IntN(100))})
+	})
+}
+
+// BenchmarkGraphQLListGt100 is BenchmarkListGt100's page through GraphQL,
+// with the fields REST returns.
+func BenchmarkGraphQLListGt100(b *testing.B) {
+	runRequests(b, func(r *rand.Rand) *http.Request {
+		return graphQL(gqlListGt100Query, map[string]any{"t": hotTopic, "gt": r.IntN(499_900)})
+	})
+}
+
+// BenchmarkGraphQLTopics is the first 100 topics with REST's topic fields.
+func BenchmarkGraphQLTopics(b *testing.B) {
+	runRequests(b, func(*rand.Rand) *http.Request { return graphQL(gqlTopicsQuery, nil) })
+}
+
+// BenchmarkGraphQLSchedules is 100 schedules after a random one of the
+// 20,000 with their REST fields.
+func BenchmarkGraphQLSchedules(b *testing.B) {
+	runRequests(b, func(r *rand.Rand) *http.Request {
+		return graphQL(gqlSchedulesQuery, map[string]any{"gt": fmt.Sprintf("0.0.%d", 3001+r.IntN(19_900))})
+	})
+}
+
+// BenchmarkSchedulesGt100 is BenchmarkGraphQLSchedules's page through
+// REST, without the response cache (every request reads the database, as
+// GraphQL's do).
+func BenchmarkSchedulesGt100(b *testing.B) {
+	runRequestsWith(b, func(c *config.Config) { c.CacheEnabled = false }, func(r *rand.Rand) *http.Request {
+		return httptest.NewRequest(http.MethodGet,
+			fmt.Sprintf("/api/v1/schedules?schedule.id=gt:0.0.%d&limit=100", 3001+r.IntN(19_900)), nil)
 	})
 }
 

@@ -604,7 +604,9 @@
     let body;
     if (m.chunkInfo) {
       const ci = m.chunkInfo;
-      head.append(h('span', { class: 'badge chunk', text: 'chunk ' + ci.number + '/' + ci.total }));
+      // total is null where the row has no chunk total (REST's "total": null)
+      const of = ci.total === null ? '' : '/' + ci.total;
+      head.append(h('span', { class: 'badge chunk', text: 'chunk ' + ci.number + of }));
       const full = b64 ? m.fullBase64 : m.fullUtf8;
       if (ci.total === 1) {
         body = h('pre', { class: 'msg-body', text: b64 ? m.base64 : m.utf8 });
@@ -614,7 +616,8 @@
         head.append(h('span', { class: 'badge whole', text: 'whole message, ' + ci.total + ' chunks' }));
         body = h('pre', { class: 'msg-body', text: full });
       } else {
-        head.append(h('span', { class: 'badge warn', text: 'other chunks not found yet' }));
+        const why = ci.total === null ? 'chunk total unknown' : 'other chunks not found yet';
+        head.append(h('span', { class: 'badge warn', text: why }));
         body = h('pre', { class: 'msg-body', text: b64 ? m.base64 : m.utf8 });
       }
     } else {

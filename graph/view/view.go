@@ -34,9 +34,12 @@ const (
 
 // Key is REST's {_type, key}.
 type Key struct {
-	Type KeyType
-	Key  string
+	typ KeyType
+	key String
 }
+
+func (k *Key) Type() *KeyType { return &k.typ }
+func (k *Key) Key() *String   { return &k.key }
 
 // NewKey maps model.EncodeKey's result; nil stays nil.
 func NewKey(k *model.Key) *Key {
@@ -50,18 +53,10 @@ func NewKey(k *model.Key) *Key {
 	case model.KeyTypeECDSASecp256k1:
 		t = KeyECDSASecp256k1
 	}
-	return &Key{Type: t, Key: k.Key}
+	return &Key{typ: t, key: String(k.Key)}
 }
 
 func keyOf(b []byte) *Key { return NewKey(model.EncodeKey(b)) }
-
-// entityIDPtr is REST's entityIDPtr: null for NULL and for num 0.
-func entityIDPtr(id *model.EntityID) *string {
-	if id == nil {
-		return nil
-	}
-	return id.Ptr()
-}
 
 // Page is the list a node came in (nil for a single lookup). The first
 // resolver of a nested field to run on one node of the page starts that
@@ -82,80 +77,82 @@ func (p *Page[T]) FirstTime(key string) bool {
 	return !seen
 }
 
-// TopicMessage is a topic_message row, M (an element of Page.Rows when it
-// came in a page). Topic, Chunks and FullMessage need the request's loaders
+// TopicMessage shows the topic_message row Row (an element of Page.Rows
+// when it came in a page). Topic, Chunks and FullMessage need the request's loaders
 // and are resolvers.
 type TopicMessage struct {
-	M    *model.TopicMessage
+	Row  *model.TopicMessage
 	Page *Page[model.TopicMessage]
 }
 
-func (m TopicMessage) TopicID() string            { return m.M.TopicID.String() }
-func (m TopicMessage) SequenceNumber() int64      { return m.M.SequenceNumber }
-func (m TopicMessage) ConsensusTimestamp() string { return m.M.ConsensusTimestamp.String() }
-func (m TopicMessage) Message(encoding *MessageEncoding) string {
-	return encoding.Encode(m.M.Message)
+// defaultVersion is what RunningHashVersion points to for a row without one.
+var defaultVersion = Short(model.DefaultRunningHashVersion)
+
+func (m TopicMessage) TopicID() *EntityID             { return (*EntityID)(&m.Row.TopicID) }
+func (m TopicMessage) SequenceNumber() *Long          { return (*Long)(&m.Row.SequenceNumber) }
+func (m TopicMessage) ConsensusTimestamp() *Timestamp { return (*Timestamp)(&m.Row.ConsensusTimestamp) }
+func (m TopicMessage) Message(encoding *MessageEncoding) *Text {
+	return &Text{Bytes: m.Row.Message, Encoding: encoding}
 }
-func (m TopicMessage) PayerAccountID() *string { return entityIDPtr(m.M.PayerAccountID) }
-func (m TopicMessage) RunningHash() string     { return model.Base64(m.M.RunningHash) }
-func (m TopicMessage) RunningHashVersion() int { return int(m.M.Version()) }
+func (m TopicMessage) PayerAccountID() *EntityID { return entityIDOf(m.Row.PayerAccountID) }
+func (m TopicMessage) RunningHash() *Base64      { return (*Base64)(&m.Row.RunningHash) }
+func (m TopicMessage) RunningHashVersion() *Short {
+	if m.Row.RunningHashVersion == nil {
+		return &defaultVersion
+	}
+	return (*Short)(m.Row.RunningHashVersion)
+}
 
 // ChunkInfo is model.TopicMessage.Chunk.
 func (m TopicMessage) ChunkInfo() *ChunkInfo {
-	c := m.M.Chunk()
+	c := m.Row.Chunk()
 	if c == nil {
 		return nil
 	}
-	t := c.InitialTransactionID
-	return &ChunkInfo{
-		InitialTransactionID: &TransactionID{
-			AccountID: t.AccountID, Nonce: t.Nonce, Scheduled: t.Scheduled, TransactionValidStart: t.ValidStart,
-		},
-		Number: c.Number,
-		Total:  c.Total,
-	}
+	return &ChunkInfo{number: Int(c.Number), total: c.Total, initial: TransactionID{c.InitialTransactionID}}
 }
 
 // ChunkInfo is REST's chunk_info.
 type ChunkInfo struct {
-	InitialTransactionID *TransactionID
-	Number               int32
-	Total                int32
+	number  Int
+	total   *int32
+	initial TransactionID
 }
+
+func (c *ChunkInfo) Number() *Int                         { return &c.number }
+func (c *ChunkInfo) Total() *Int                          { return (*Int)(c.total) }
+func (c *ChunkInfo) InitialTransactionID() *TransactionID { return &c.initial }
 
 // TransactionID is REST's initial_transaction_id.
-type TransactionID struct {
-	AccountID             *string
-	Nonce                 *int32
-	Scheduled             *bool
-	TransactionValidStart *string
-}
+type TransactionID struct{ id model.TransactionID }
 
-// Topic is a topic's topic, entity and custom_fee rows, T (an element of
-// Page.Rows when it came in a page). Message and Messages are resolvers.
+func (t *TransactionID) AccountID() *String             { return stringOf(t.id.AccountID) }
+func (t *TransactionID) Nonce() *Int                    { return (*Int)(t.id.Nonce) }
+func (t *TransactionID) Scheduled() *Bool               { return boolOf(t.id.Scheduled) }
+func (t *TransactionID) TransactionValidStart() *String { return stringOf(t.id.ValidStart) }
+
+// Topic shows Row, a topic's topic, entity and custom_fee rows (an element
+// of Page.Rows when it came in a page). Message and Messages are resolvers.
 type Topic struct {
-	T    *model.Topic
+	Row  *model.Topic
 	Page *Page[model.Topic]
 }
 
-func (t Topic) ID() string                  { return t.T.ID.String() }
-func (t Topic) Memo() string                { return t.T.Memo }
-func (t Topic) Deleted() *bool              { return t.T.Deleted }
-func (t Topic) CreatedTimestamp() *string   { return t.T.CreatedTimestamp.Ptr() }
-func (t Topic) AdminKey() *Key              { return keyOf(t.T.AdminKey) }
-func (t Topic) SubmitKey() *Key             { return keyOf(t.T.SubmitKey) }
-func (t Topic) FeeScheduleKey() *Key        { return keyOf(t.T.FeeScheduleKey) }
-func (t Topic) AutoRenewAccountID() *string { return entityIDPtr(t.T.AutoRenewAccountID) }
-func (t Topic) AutoRenewPeriod() *int64     { return t.T.AutoRenewPeriod }
-
-func (t Topic) Timestamp() *TimestampRange {
-	return &TimestampRange{From: t.T.TimestampFrom.Ptr(), To: t.T.TimestampTo.Ptr()}
-}
+func (t Topic) ID() *EntityID                 { return (*EntityID)(&t.Row.ID) }
+func (t Topic) Memo() *String                 { return (*String)(&t.Row.Memo) }
+func (t Topic) Deleted() *Bool                { return boolOf(t.Row.Deleted) }
+func (t Topic) CreatedTimestamp() *Timestamp  { return timestampOf(t.Row.CreatedTimestamp) }
+func (t Topic) AdminKey() *Key                { return keyOf(t.Row.AdminKey) }
+func (t Topic) SubmitKey() *Key               { return keyOf(t.Row.SubmitKey) }
+func (t Topic) FeeScheduleKey() *Key          { return keyOf(t.Row.FeeScheduleKey) }
+func (t Topic) AutoRenewAccountID() *EntityID { return entityIDOf(t.Row.AutoRenewAccountID) }
+func (t Topic) AutoRenewPeriod() *Long        { return longOf(t.Row.AutoRenewPeriod) }
+func (t Topic) Timestamp() *TimestampRange    { return (*TimestampRange)(t.Row) }
 
 // FeeExemptKeyList is model.EncodeKeyList without the elements REST renders
 // as null (the list's elements are non-null here).
 func (t Topic) FeeExemptKeyList() []*Key {
-	keys := model.EncodeKeyList(t.T.FeeExemptKeyList)
+	keys := model.EncodeKeyList(t.Row.FeeExemptKeyList)
 	out := make([]*Key, 0, len(keys))
 	for _, k := range keys {
 		if k != nil {
@@ -165,76 +162,79 @@ func (t Topic) FeeExemptKeyList() []*Key {
 	return out
 }
 
-func (t Topic) CustomFees() *CustomFees {
-	fees := make([]*FixedFee, len(t.T.FixedFees))
-	for i := range t.T.FixedFees {
-		f := &t.T.FixedFees[i]
-		fees[i] = &FixedFee{
-			Amount:              f.Amount,
-			CollectorAccountID:  entityIDPtr(f.CollectorAccountID),
-			DenominatingTokenID: entityIDPtr(f.DenominatingTokenID),
-		}
+func (t Topic) CustomFees() *CustomFees { return &CustomFees{t.Row} }
+
+// TimestampRange is a topic's validity range, its TimestampFrom and
+// TimestampTo.
+type TimestampRange model.Topic
+
+func (r *TimestampRange) From() *Timestamp { return timestampOf(r.TimestampFrom) }
+func (r *TimestampRange) To() *Timestamp   { return timestampOf(r.TimestampTo) }
+
+// CustomFees is REST's custom_fees: a topic's CustomFeeFrom and FixedFees.
+type CustomFees struct{ topic *model.Topic }
+
+func (c *CustomFees) CreatedTimestamp() *Timestamp { return timestampOf(c.topic.CustomFeeFrom) }
+
+func (c *CustomFees) FixedFees() []*FixedFee {
+	fees := make([]FixedFee, len(c.topic.FixedFees))
+	out := make([]*FixedFee, len(fees))
+	for i := range fees {
+		fees[i] = FixedFee{&c.topic.FixedFees[i]}
+		out[i] = &fees[i]
 	}
-	return &CustomFees{CreatedTimestamp: t.T.CustomFeeFrom.Ptr(), FixedFees: fees}
-}
-
-// TimestampRange is a validity range.
-type TimestampRange struct {
-	From *string
-	To   *string
-}
-
-// CustomFees is REST's custom_fees.
-type CustomFees struct {
-	CreatedTimestamp *string
-	FixedFees        []*FixedFee
+	return out
 }
 
 // FixedFee is one element of REST's fixed_fees.
-type FixedFee struct {
-	Amount              int64
-	CollectorAccountID  *string
-	DenominatingTokenID *string
-}
+type FixedFee struct{ fee *model.FixedFee }
+
+func (f *FixedFee) Amount() *Long                  { return (*Long)(&f.fee.Amount) }
+func (f *FixedFee) CollectorAccountID() *EntityID  { return entityIDOf(f.fee.CollectorAccountID) }
+func (f *FixedFee) DenominatingTokenID() *EntityID { return entityIDOf(f.fee.DenominatingTokenID) }
 
 // Schedule is a schedule row with its entity fields and signatures. Status
 // needs the clock and is a resolver.
-type Schedule struct{ S *model.Schedule }
+type Schedule struct{ Row *model.Schedule }
 
-func (s Schedule) ID() string                 { return s.S.ScheduleID.String() }
-func (s Schedule) AdminKey() *Key             { return keyOf(s.S.Key) }
-func (s Schedule) ConsensusTimestamp() string { return s.S.ConsensusTimestamp.String() }
-func (s Schedule) CreatorAccountID() string   { return s.S.CreatorAccountID.String() }
-func (s Schedule) PayerAccountID() string     { return s.S.PayerAccountID.String() }
-func (s Schedule) Deleted() *bool             { return s.S.Deleted }
-func (s Schedule) ExecutedTimestamp() *string { return s.S.ExecutedTimestamp.Ptr() }
-func (s Schedule) ExpirationTime() *string    { return s.S.ExpirationTime.Ptr() }
-func (s Schedule) Memo() *string              { return s.S.Memo }
-func (s Schedule) TransactionBody() string    { return model.Base64(s.S.TransactionBody) }
-func (s Schedule) WaitForExpiry() bool        { return s.S.WaitForExpiry }
+func (s Schedule) ID() *EntityID                  { return (*EntityID)(&s.Row.ScheduleID) }
+func (s Schedule) AdminKey() *Key                 { return keyOf(s.Row.Key) }
+func (s Schedule) ConsensusTimestamp() *Timestamp { return (*Timestamp)(&s.Row.ConsensusTimestamp) }
+func (s Schedule) CreatorAccountID() *EntityID    { return (*EntityID)(&s.Row.CreatorAccountID) }
+func (s Schedule) PayerAccountID() *EntityID      { return (*EntityID)(&s.Row.PayerAccountID) }
+func (s Schedule) Deleted() *Bool                 { return boolOf(s.Row.Deleted) }
+func (s Schedule) ExecutedTimestamp() *Timestamp  { return timestampOf(s.Row.ExecutedTimestamp) }
+func (s Schedule) ExpirationTime() *Timestamp     { return timestampOf(s.Row.ExpirationTime) }
+func (s Schedule) Memo() *String                  { return stringOf(s.Row.Memo) }
+func (s Schedule) TransactionBody() *Base64       { return (*Base64)(&s.Row.TransactionBody) }
+func (s Schedule) WaitForExpiry() *Bool           { return (*Bool)(&s.Row.WaitForExpiry) }
 
 // Signatures are REST's signatures: PostgreSQL-style base64 and type names.
 func (s Schedule) Signatures() []*ScheduleSignature {
-	out := make([]*ScheduleSignature, len(s.S.Signatures))
-	for i := range s.S.Signatures {
-		sig := &s.S.Signatures[i]
-		out[i] = &ScheduleSignature{
-			ConsensusTimestamp: sig.ConsensusTimestamp.String(),
-			PublicKeyPrefix:    model.PostgresBase64(sig.PublicKeyPrefix),
-			Signature:          model.PostgresBase64(sig.Signature),
-			Type:               sig.TypeName(),
-		}
+	sigs := make([]ScheduleSignature, len(s.Row.Signatures))
+	out := make([]*ScheduleSignature, len(sigs))
+	for i := range sigs {
+		sig := &s.Row.Signatures[i]
+		sigs[i] = ScheduleSignature{sig: sig, typ: String(sig.TypeName())}
+		out[i] = &sigs[i]
 	}
 	return out
 }
 
 // ScheduleSignature is one of REST's signatures.
 type ScheduleSignature struct {
-	ConsensusTimestamp string
-	PublicKeyPrefix    string
-	Signature          string
-	Type               string
+	sig *model.Signature
+	typ String
 }
+
+func (s *ScheduleSignature) ConsensusTimestamp() *Timestamp {
+	return (*Timestamp)(&s.sig.ConsensusTimestamp)
+}
+func (s *ScheduleSignature) PublicKeyPrefix() *PostgresBase64 {
+	return (*PostgresBase64)(&s.sig.PublicKeyPrefix)
+}
+func (s *ScheduleSignature) Signature() *PostgresBase64 { return (*PostgresBase64)(&s.sig.Signature) }
+func (s *ScheduleSignature) Type() *String              { return &s.typ }
 
 // ActivityBucket is one interval of Topic.activity.
 type ActivityBucket struct {
@@ -242,6 +242,6 @@ type ActivityBucket struct {
 	Count      int64
 }
 
-func (b ActivityBucket) From() string    { return b.Start.String() }
-func (b ActivityBucket) To() string      { return b.End.String() }
-func (b ActivityBucket) Messages() int64 { return b.Count }
+func (b *ActivityBucket) From() *Timestamp { return (*Timestamp)(&b.Start) }
+func (b *ActivityBucket) To() *Timestamp   { return (*Timestamp)(&b.End) }
+func (b *ActivityBucket) Messages() *Long  { return (*Long)(&b.Count) }

@@ -557,6 +557,10 @@ const (
 		`consensusTimestamp topicId sequenceNumber message runningHash runningHashVersion payerAccountId ` +
 		`chunkInfo { number total initialTransactionId { accountId nonce scheduled transactionValidStart } } } }`
 	gqlPageQuery = `query($t: EntityId!) { topicMessages(topicId: $t, first: 100) { nodes { sequenceNumber topic { id memo } } } }`
+	// gqlListGt100Query is the list-gt-100 page with the fields REST returns.
+	gqlListGt100Query = `query($t: EntityId!, $gt: Long!) { topicMessages(topicId: $t, first: 100, sequenceNumber: {gt: $gt}) { ` +
+		`nodes { consensusTimestamp topicId sequenceNumber message runningHash runningHashVersion payerAccountId ` +
+		`chunkInfo { number total initialTransactionId { accountId nonce scheduled transactionValidStart } } } } }`
 	// gqlActivityQuery: message counts of a topic in equal buckets of a window.
 	gqlActivityQuery = `query($t: EntityId!, $from: Timestamp!, $to: Timestamp!, $b: Int!) { topic(id: $t) { ` +
 		`activity(from: $from, to: $to, buckets: $b) { messages } } }`
@@ -675,6 +679,11 @@ func buildRoutes(o seed.Options, host string, w hotWindow) []route {
 			example: gqlPageQuery + ` with $t a random topic`,
 			reqs: gen(func() []byte {
 				return gql(gqlPageQuery, map[string]any{"t": entity(randomTopic())})
+			})},
+		{name: "gql-list-gt-100", title: "GraphQL list seq gt, first 100", graphql: true, check: noGraphQLErrors,
+			example: gqlListGt100Query + ` with $t = "` + hotID + `", $gt random`,
+			reqs: gen(func() []byte {
+				return gql(gqlListGt100Query, map[string]any{"t": hotID, "gt": rng.Int64N(hot - 100)})
 			})},
 		// One request, the same every time: the hot topic's whole history
 		// in 96 buckets.

@@ -44,7 +44,7 @@ func TestBuildRoutes(t *testing.T) {
 			opts = smallOptions()
 		}
 		routes := buildRoutes(opts, "127.0.0.1:1", hotWindow{})
-		if len(routes) != 11 {
+		if len(routes) != 12 {
 			t.Fatalf("%d routes", len(routes))
 		}
 		ts := regexp.MustCompile(`^GET /api/v1/topics/messages/\d{10}\.\d{9} HTTP/1\.1\r\n`)
@@ -64,13 +64,48 @@ func TestBuildRoutes(t *testing.T) {
 					if m == nil || len(m[1]) > len(o.hot) || (len(m[1]) == len(o.hot) && string(m[1]) > o.hot) {
 						t.Fatalf("%s %s: %q", o.name, r.name, req)
 					}
-				case "gql-message", "gql-page", "gql-activity":
+				case "gql-message", "gql-page", "gql-list-gt-100", "gql-activity":
 					if !strings.HasPrefix(string(req), "POST /graphql HTTP/1.1\r\n") || !strings.Contains(string(req), `"variables":{`) {
 						t.Fatalf("%s: %q", r.name, req)
 					}
 				}
 			}
 		}
+	}
+}
+
+// TestListGt100Route: the GraphQL list asks for list-gt-100's page of the
+// hot topic with the fields REST returns, from a random sequence number that
+// leaves a full page.
+func TestListGt100Route(t *testing.T) {
+	routes := buildRoutes(smallOptions(), "127.0.0.1:1", hotWindow{})
+	i := slices.IndexFunc(routes, func(r route) bool { return r.name == "gql-list-gt-100" })
+	if i < 0 {
+		t.Fatal("no gql-list-gt-100 route")
+	}
+	r := routes[i]
+	if !r.graphql || r.check == nil || !strings.Contains(r.title, "first 100") {
+		t.Fatalf("route %+v", r)
+	}
+	gt := regexp.MustCompile(`"gt":(\d+)`)
+	hot := smallOptions().TopicMessages(0)
+	for _, req := range r.reqs[:200] {
+		body := string(req)
+		for _, want := range []string{"first: 100", "sequenceNumber: {gt: $gt}", `"t":"0.0.2001"`, "runningHashVersion", "chunkInfo"} {
+			if !strings.Contains(body, want) {
+				t.Fatalf("request lacks %s: %q", want, body)
+			}
+		}
+		m := gt.FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("no $gt: %q", body)
+		}
+		if n, _ := strconv.ParseInt(m[1], 10, 64); n < 0 || n > hot-100 {
+			t.Fatalf("$gt %d outside [0, %d]", n, hot-100)
+		}
+	}
+	if rounds := slices.Index(targetRoutes, "gql-list-gt-100"); rounds < 0 || !slices.Contains(targetRoutes, "list-gt-100") {
+		t.Fatal("the paired rounds do not run both lists")
 	}
 }
 

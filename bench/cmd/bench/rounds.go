@@ -20,7 +20,7 @@ import (
 
 // targetRoutes are the routes a ratio target names, in the order of a round.
 var targetRoutes = []string{"by-sequence", "by-timestamp", "gql-message", "list-25", "list-gt-100",
-	"topic", "schedule", "gql-activity"}
+	"gql-list-gt-100", "topic", "schedule", "gql-activity"}
 
 // shortRound are the target routes whose phases in a round last
 // -short-duration rather than -target-duration: the ones added for the
@@ -144,6 +144,8 @@ var ratioTargets = []ratioTarget{
 	{title: "GraphQL topicMessage ≥ 0.8 × REST by-sequence", min: 0.8, rate: rateOf("gql-message", "by-sequence")},
 	{title: "REST list limit=25 ≥ 0.35 × by-sequence", min: listMin, rate: rateOf("list-25", "by-sequence")},
 	{title: "REST list seq gt, limit=100 ≥ 0.35 × by-sequence", min: listMin, rate: rateOf("list-gt-100", "by-sequence")},
+	{title: "GraphQL list seq gt, first 100 ≥ 0.7 × REST list seq gt, limit=100", min: 0.7,
+		rate: rateOf("gql-list-gt-100", "list-gt-100")},
 	{title: "REST topic details ≥ 0.5 × by-sequence", min: lookupMin, rate: rateOf("topic", "by-sequence")},
 	{title: "REST schedule by id ≥ 0.5 × by-sequence", min: lookupMin, rate: rateOf("schedule", "by-sequence")},
 	{title: "GraphQL topic activity (96 buckets, the hot topic's history) ≥ 0.5 × by-sequence", min: lookupMin,

@@ -40,14 +40,24 @@
   ReactDOM.createRoot(root).render(React.createElement(GraphiQL, props));
 
   if (params.get('run') === '1') {
-    var tries = 0;
+    // GraphiQL enables its execute button before its editors hold the
+    // query on a slow machine, and a press then does nothing: press again
+    // until it turns into the stop button (the operation runs) or a result
+    // shows, for up to a minute.
+    var started = Date.now();
+    var pressedAt = 0;
     var timer = setInterval(function () {
       var button = document.querySelector('.graphiql-execute-button');
-      if (button && !button.disabled) {
+      var running = button && /^Stop/.test(button.getAttribute('aria-label') || '');
+      var pane = document.querySelector('.graphiql-response');
+      var answered = pane && pane.innerText.indexOf('{') >= 0;
+      if (running || answered || Date.now() - started > 60000) {
         clearInterval(timer);
+        return;
+      }
+      if (button && !button.disabled && Date.now() - pressedAt > 1000) {
+        pressedAt = Date.now();
         button.click();
-      } else if (++tries > 200) {
-        clearInterval(timer);
       }
     }, 50);
   }

@@ -1,13 +1,9 @@
-// Package db owns the connection pool, the embedded schema migrations and the
-// query layer: one function per question the API answers, returning model
-// types. Both faces (REST and GraphQL) read the ledger only through it.
 package db
 
 import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -23,9 +19,6 @@ import (
 	"mirrorql/model"
 	"mirrorql/redact"
 )
-
-// ErrNotFound is returned by single-row lookups that find nothing.
-var ErrNotFound = errors.New("not found")
 
 // Options configure the pool.
 type Options struct {
@@ -167,8 +160,8 @@ const cancelWait = time.Second
 // server compares the generic plan's estimate with the plans for the first
 // values, and kept planning the batch lookups for their values on every
 // execution (their arrays make a small batch look cheaper than the generic
-// plan's guess of ten keys): at 4 connections that doubled PostgreSQL's CPU
-// per by-sequence request. The EXPLAIN tests check the generic plans.
+// plan's guess of ten keys), a cost the by-sequence route paid in the
+// server's CPU. The EXPLAIN tests check the generic plans.
 const setGenericPlans = "SET plan_cache_mode = force_generic_plan"
 
 // setConnectionCheck has the server check for a closed client every 250 ms
@@ -230,97 +223,6 @@ func (d *DB) Record(l *StatementLog) {
 	d.bun.AddQueryHook(l)
 	d.log = l
 }
-
-// rowSource is what scanning needs of a result, from database/sql (pgdriver)
-// or from pgx directly.
-type rowSource interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
-}
-
-// query runs one of the query layer's fixed statements, its values bound as
-// parameters ($1, …) rather than written into the text, so that the server
-// parses and plans it once per connection instead of once per request, and
-// hands the rows to read (which must not keep them). Over pgx it borrows
-// the pool's connection and reads pgx's rows directly: database/sql would
-// box every value and copy every byte string twice, which showed in the
-// profile of the 100-row page. Those statements bypass bun's query hooks,
-// so it feeds Health and the statement log itself.
-func (d *DB) query(ctx context.Context, read func(rowSource) error, query string, args ...any) error {
-	return d.run(ctx, read, d.prepare, query, args)
-}
-
-// queryPlanned is query for a statement whose best plan depends on its
-// values: it is never prepared, so the server plans it for them every time
-// rather than settling on a generic plan.
-func (d *DB) queryPlanned(ctx context.Context, read func(rowSource) error, query string, args ...any) error {
-	return d.run(ctx, read, false, query, args)
-}
-
-func (d *DB) run(ctx context.Context, read func(rowSource) error, prepare bool, query string, args []any) error {
-	if d.log != nil {
-		d.log.add(Statement{SQL: query, Args: args, Unprepared: !prepare})
-	}
-	var err error
-	if d.pgx {
-		err = d.queryPgx(ctx, read, prepare, query, args)
-	} else {
-		err = d.querySQL(ctx, read, query, args)
-	}
-	d.health.observeIn(ctx, err)
-	return err
-}
-
-func (d *DB) querySQL(ctx context.Context, read func(rowSource) error, query string, args []any) error {
-	rows, err := d.bun.DB.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if err := read(rows); err != nil {
-		return err
-	}
-	return rows.Close()
-}
-
-func (d *DB) queryPgx(ctx context.Context, read func(rowSource) error, prepare bool, query string, args []any) error {
-	conn, err := d.bun.DB.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	mode := pgx.QueryExecModeSimpleProtocol
-	if prepare {
-		mode = pgx.QueryExecModeCacheStatement
-	}
-	bound := make([]any, 0, len(args)+1)
-	bound = append(append(bound, mode), args...)
-	return conn.Raw(func(dc any) error {
-		c := dc.(*stdlib.Conn).Conn()
-		rows, err := c.Query(ctx, query, bound...)
-		if err == nil {
-			err = read(rows)
-			rows.Close()
-			if err == nil {
-				err = rows.Err()
-			}
-		}
-		if err != nil && c.IsClosed() {
-			// The connection broke: database/sql must discard it rather
-			// than hand it to the next request. The cause stays readable.
-			return badConn{err}
-		}
-		return err
-	})
-}
-
-// badConn is a connection-level failure: it is driver.ErrBadConn to
-// database/sql and to Unavailable, and prints as its cause.
-type badConn struct{ cause error }
-
-func (e badConn) Error() string   { return e.cause.Error() }
-func (e badConn) Unwrap() []error { return []error{e.cause, driver.ErrBadConn} }
 
 // Health follows whether the database answers (fed by every query of a pool
 // made by Open, and by Ping) and logs each change of state once.

@@ -6,40 +6,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
-
 	"mirrorql/model"
 )
-
-// Batch questions of the GraphQL face: what one REST request asks about one
-// topic or message, asked here for a whole page of them in one statement.
-
-// MessagesOfTopics is MessagesOfTopic for several topics at once, with the
-// same filter: one statement, a LATERAL join over the topic ids whose inner
-// query is MessagesOfTopic's (same conditions, order and limit per topic, on
-// the same indexes). Topics without messages are absent from the map.
-func (d *DB) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
-	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
-	if len(topics) == 0 {
-		return out, nil
-	}
-	inner, orderColumn := f.page(d.bun.NewSelect().ColumnExpr(messageColumns).TableExpr("topic_message").
-		Where("topic_id = k.id"))
-	var rows []model.TopicMessage
-	err := d.bun.NewSelect().ColumnExpr(prefixed("m.", messageColumns)).
-		TableExpr("unnest(?::bigint[]) AS k(id)", pgdialect.Array(entityIDs(topics))).
-		Join("CROSS JOIN LATERAL (?) AS m", inner).
-		OrderExpr("m.topic_id, m."+orderColumn+" "+direction(f.Order)).
-		Scan(ctx, &rows)
-	if err != nil {
-		return nil, fmt.Errorf("messages of %d topics: %w", len(topics), err)
-	}
-	for _, m := range rows {
-		out[m.TopicID] = append(out[m.TopicID], m)
-	}
-	return out, nil
-}
 
 // The chunk window: a chunk's siblings are looked for among the messages of
 // its topic whose sequence numbers lie from seq-(number-1)-ChunkWindowSlack
@@ -50,6 +18,15 @@ const (
 	ChunkWindowSlack    = 64
 	ChunkWindowMaxTotal = 1024
 )
+
+// chunksSQL: the chunked messages in each window ($1 topics, $2 lows, $3
+// highs), each row with the (1-based) index of its window; a range scan of
+// the (topic_id, sequence_number) index per window, never a scan of the
+// topic.
+const chunksSQL = "SELECT k.i, " + messageColumnsM + " " +
+	"FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS k(topic_id, lo, hi, i) " +
+	"CROSS JOIN LATERAL (SELECT " + messageColumns + " FROM topic_message " +
+	"WHERE topic_id = k.topic_id AND sequence_number BETWEEN k.lo AND k.hi AND chunk_num IS NOT NULL) AS m"
 
 // ChunkWindow is the sequence-number range searched for m's siblings.
 func ChunkWindow(m *model.TopicMessage) (lo, hi int64) {
@@ -66,8 +43,7 @@ func ChunkWindow(m *model.TopicMessage) (lo, hi int64) {
 // message found in its ChunkWindow, ordered by chunk number (then consensus
 // time); nil for an unchunked message. Siblings share the initial transaction
 // id, or for legacy rows (without one) the payer and valid start. One
-// statement for the whole batch: a LATERAL range scan of the (topic_id,
-// sequence_number) index per message, never a scan of the topic.
+// statement for the whole batch.
 func (d *DB) ChunksOf(ctx context.Context, msgs []*model.TopicMessage) ([][]model.TopicMessage, error) {
 	out := make([][]model.TopicMessage, len(msgs))
 	var topics, los, his []int64
@@ -83,22 +59,22 @@ func (d *DB) ChunksOf(ctx context.Context, msgs []*model.TopicMessage) ([][]mode
 	if len(idx) == 0 {
 		return out, nil
 	}
-	inner := d.bun.NewSelect().ColumnExpr(messageColumns).TableExpr("topic_message").
-		Where("topic_id = k.topic_id").Where("sequence_number BETWEEN k.lo AND k.hi").
-		Where("chunk_num IS NOT NULL")
-	var rows []chunkRow
-	err := d.bun.NewSelect().ColumnExpr("k.i AS key_index").ColumnExpr(prefixed("m.", messageColumns)).
-		TableExpr("unnest(?::bigint[], ?::bigint[], ?::bigint[]) WITH ORDINALITY AS k(topic_id, lo, hi, i)",
-			pgdialect.Array(topics), pgdialect.Array(los), pgdialect.Array(his)).
-		Join("CROSS JOIN LATERAL (?) AS m", inner).
-		Scan(ctx, &rows)
-	if err != nil {
+	var (
+		rows   = make([]model.TopicMessage, 0, 2*len(idx))
+		window int64
+		of     = make([]int64, 0, 2*len(idx)) // the window of each row
+	)
+	read := func(rs rowSource) (err error) {
+		rows, err = scanMessageRows(rs, rows, []any{&window}, func() { of = append(of, window) })
+		return err
+	}
+	if err := d.query(ctx, read, chunksSQL, int64Array(topics), int64Array(los), int64Array(his)); err != nil {
 		return nil, fmt.Errorf("chunks of %d messages: %w", len(idx), err)
 	}
 	for i := range rows {
-		k := idx[rows[i].KeyIndex-1]
-		if sameLogicalMessage(msgs[k], &rows[i].TopicMessage) {
-			out[k] = append(out[k], rows[i].TopicMessage)
+		k := idx[of[i]-1]
+		if sameLogicalMessage(msgs[k], &rows[i]) {
+			out[k] = append(out[k], rows[i])
 		}
 	}
 	for _, k := range idx {
@@ -118,12 +94,6 @@ func (d *DB) ChunksOf(ctx context.Context, msgs []*model.TopicMessage) ([][]mode
 	return out, nil
 }
 
-type chunkRow struct {
-	bun.BaseModel `bun:"-"`
-	KeyIndex      int
-	model.TopicMessage
-}
-
 // sameLogicalMessage: the same initial transaction id, or for rows without
 // one, the same payer and valid start.
 func sameLogicalMessage(a, b *model.TopicMessage) bool {
@@ -138,12 +108,4 @@ func sameLogicalMessage(a, b *model.TopicMessage) bool {
 		return a.SequenceNumber == b.SequenceNumber
 	}
 	return *a.PayerAccountID == *b.PayerAccountID && *a.ValidStartTimestamp == *b.ValidStartTimestamp
-}
-
-func entityIDs(ids []model.EntityID) []int64 {
-	out := make([]int64, len(ids))
-	for i, id := range ids {
-		out[i] = int64(id)
-	}
-	return out
 }

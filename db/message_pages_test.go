@@ -29,6 +29,7 @@ func seeded(t *testing.T) (*db.DB, seed.Options) {
 // TestMessagesOfTopics: the batch gives each topic exactly the page
 // MessagesOfTopic (REST's query) gives it, for every kind of filter.
 func TestMessagesOfTopics(t *testing.T) {
+	t.Parallel()
 	d, o := seeded(t)
 	ctx := context.Background()
 	var topics []model.EntityID
@@ -84,6 +85,7 @@ func TestMessagesOfTopics(t *testing.T) {
 
 // TestMessagesBySequence: the batch finds what MessageBySequence finds.
 func TestMessagesBySequence(t *testing.T) {
+	t.Parallel()
 	d, o := seeded(t)
 	ctx := context.Background()
 	var keys []db.TopicSequence
@@ -113,6 +115,7 @@ func TestMessagesBySequence(t *testing.T) {
 // its topic that share its identity, in chunk order (a brute force over the
 // whole topic says which), in one call for all of them.
 func TestChunksOf(t *testing.T) {
+	t.Parallel()
 	d, o := seeded(t)
 	ctx := context.Background()
 	for _, i := range []int{0, 1, 7} {
@@ -165,6 +168,7 @@ func sameIdentity(a, b *model.TopicMessage) bool {
 // TestChunkWindow: siblings are found only within the documented window,
 // whatever the row's chunk number and total claim.
 func TestChunkWindow(t *testing.T) {
+	t.Parallel()
 	_, b := testdb.New(t)
 	d := db.Wrap(b)
 	ctx := context.Background()
@@ -212,11 +216,12 @@ func TestChunkWindow(t *testing.T) {
 	}
 }
 
-// TestGraphQueriesUseIndexes: each batch function sends one statement, and
+// TestBatchQueriesUseIndexes: each batch function sends one statement, and
 // with sequential scans disabled its plan has none (it walks the
 // topic_message indexes; the chunk window is an index range, never a scan of
 // the topic).
-func TestGraphQueriesUseIndexes(t *testing.T) {
+func TestBatchQueriesUseIndexes(t *testing.T) {
+	t.Parallel()
 	_, b := testdb.New(t)
 	rec := &db.StatementLog{}
 	d := db.Wrap(b)

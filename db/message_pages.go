@@ -1,0 +1,155 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"mirrorql/model"
+)
+
+// MessageFilter selects a page of one topic's messages. Conditions are ANDed.
+type MessageFilter struct {
+	TopicID        model.EntityID
+	SequenceNumber []model.Condition[int64]
+	Timestamp      []model.Condition[model.Timestamp]
+	Order          model.Order
+	Limit          int
+}
+
+// A page of a topic's messages is one of a few fixed texts with parameters:
+// a filter of any mix of conditions is reduced to one range and one
+// exclusion list per column (model.RangeOf), so three shapes and two
+// directions serve every page. Each text comes in two forms that differ only
+// in where the topic comes from: $1 is the topic (REST, the live streams) or
+// an array of topics, each of which gets the same page in a LATERAL join
+// (GraphQL's Topic.messages for a page of topics).
+//
+// A page ordered by sequence number (only sequence numbers filtered) or by
+// consensus timestamp (no sequence number filtered) puts its range and
+// exclusion list on the order's own column, so the generic plan of the
+// prepared statement walks that column's index whatever the values, and the
+// server only executes it. With both columns filtered the best index depends
+// on the values (a narrow sequence range wants the sequence index and a
+// sort, a wide one the timestamp index), which a generic plan cannot know:
+// those statements are planned for their values every time (queryPlanned).
+const (
+	pageOfTopic  = "SELECT " + messageColumns + " FROM topic_message WHERE topic_id = $1"
+	pageOfTopics = "SELECT " + messageColumnsM + " FROM unnest($1::bigint[]) AS k(id) CROSS JOIN LATERAL (" +
+		"SELECT " + messageColumns + " FROM topic_message WHERE topic_id = k.id"
+
+	pageSequenceRange  = " AND sequence_number BETWEEN $2 AND $3 AND sequence_number <> ALL ($4::bigint[])"
+	pageTimestampRange = " AND consensus_timestamp BETWEEN $2 AND $3 AND consensus_timestamp <> ALL ($4::bigint[])"
+	pageBothRanges     = pageSequenceRange +
+		" AND consensus_timestamp BETWEEN $5 AND $6 AND consensus_timestamp <> ALL ($7::bigint[])"
+
+	// pageOfTopics' rows: grouped by topic, each topic's in the page's order.
+	pagesBySequenceAsc   = ") AS m ORDER BY m.topic_id, m.sequence_number ASC"
+	pagesBySequenceDesc  = ") AS m ORDER BY m.topic_id, m.sequence_number DESC"
+	pagesByTimestampAsc  = ") AS m ORDER BY m.topic_id, m.consensus_timestamp ASC"
+	pagesByTimestampDesc = ") AS m ORDER BY m.topic_id, m.consensus_timestamp DESC"
+
+	messagePageBySequenceAsc   = pageOfTopic + pageSequenceRange + " ORDER BY sequence_number ASC LIMIT $5"
+	messagePageBySequenceDesc  = pageOfTopic + pageSequenceRange + " ORDER BY sequence_number DESC LIMIT $5"
+	messagePageByTimestampAsc  = pageOfTopic + pageTimestampRange + " ORDER BY consensus_timestamp ASC LIMIT $5"
+	messagePageByTimestampDesc = pageOfTopic + pageTimestampRange + " ORDER BY consensus_timestamp DESC LIMIT $5"
+	messagePageMixedAsc        = pageOfTopic + pageBothRanges + " ORDER BY consensus_timestamp ASC LIMIT $8"
+	messagePageMixedDesc       = pageOfTopic + pageBothRanges + " ORDER BY consensus_timestamp DESC LIMIT $8"
+
+	messagePagesBySequenceAsc = pageOfTopics + pageSequenceRange + " ORDER BY sequence_number ASC LIMIT $5" +
+		pagesBySequenceAsc
+	messagePagesBySequenceDesc = pageOfTopics + pageSequenceRange + " ORDER BY sequence_number DESC LIMIT $5" +
+		pagesBySequenceDesc
+	messagePagesByTimestampAsc = pageOfTopics + pageTimestampRange + " ORDER BY consensus_timestamp ASC LIMIT $5" +
+		pagesByTimestampAsc
+	messagePagesByTimestampDesc = pageOfTopics + pageTimestampRange + " ORDER BY consensus_timestamp DESC LIMIT $5" +
+		pagesByTimestampDesc
+	messagePagesMixedAsc = pageOfTopics + pageBothRanges + " ORDER BY consensus_timestamp ASC LIMIT $8" +
+		pagesByTimestampAsc
+	messagePagesMixedDesc = pageOfTopics + pageBothRanges + " ORDER BY consensus_timestamp DESC LIMIT $8" +
+		pagesByTimestampDesc
+)
+
+// MessagesOfTopic is one page of a topic's messages. Within a topic, sequence
+// order and consensus order agree, so when only sequence numbers are filtered
+// the page walks the (topic_id, sequence_number) index instead of filtering a
+// timestamp scan; otherwise it walks (topic_id, consensus_timestamp).
+func (d *DB) MessagesOfTopic(ctx context.Context, f MessageFilter) ([]model.TopicMessage, error) {
+	// A page as large as the limit, up to a size beyond which pages are
+	// rarely full (the live streams' reads ask for a thousand rows and mostly
+	// find a few): such a page grows as its rows come.
+	out := make([]model.TopicMessage, 0, min(max(f.Limit, 0), 128))
+	read := func(rows rowSource) (err error) { out, err = scanMessages(rows, out); return err }
+	if err := d.messagePage(ctx, f, nil, read); err != nil {
+		return nil, fmt.Errorf("messages of topic %s: %w", f.TopicID, err)
+	}
+	return out, nil
+}
+
+// MessagesOfTopics is MessagesOfTopic for several topics at once, with the
+// same filter, in one statement: each topic gets exactly the page
+// MessagesOfTopic gives it. Topics without messages are absent from the map.
+func (d *DB) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
+	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
+	if len(topics) == 0 {
+		return out, nil
+	}
+	rows := make([]model.TopicMessage, 0, min(max(f.Limit, 0)*len(topics), 1024))
+	read := func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err }
+	if err := d.messagePage(ctx, f, topics, read); err != nil {
+		return nil, fmt.Errorf("messages of %d topics: %w", len(topics), err)
+	}
+	for _, m := range rows {
+		out[m.TopicID] = append(out[m.TopicID], m)
+	}
+	return out, nil
+}
+
+// messagePage sends the statement of f's page, for f.TopicID when topics is
+// nil, else for each of topics, and hands its rows to read. A filter that
+// admits no message sends nothing.
+func (d *DB) messagePage(ctx context.Context, f MessageFilter, topics []model.EntityID, read func(rowSource) error) error {
+	seq, ts, ok := f.ranges()
+	if !ok {
+		return nil
+	}
+	bySeq, byTs, mixed := pageStatements(topics != nil, f.Order)
+	var topic any = int64(f.TopicID)
+	if topics != nil {
+		topic = int64Array(topics)
+	}
+	limit := int64(f.Limit)
+	switch {
+	case f.bySequence():
+		return d.query(ctx, read, bySeq, topic, seq.Lo, seq.Hi, notArray(seq), limit)
+	case len(f.SequenceNumber) == 0:
+		return d.query(ctx, read, byTs, topic, ts.Lo, ts.Hi, notArray(ts), limit)
+	}
+	return d.queryPlanned(ctx, read, mixed, topic, seq.Lo, seq.Hi, notArray(seq), ts.Lo, ts.Hi, notArray(ts), limit)
+}
+
+// pageStatements are the page statements of an order, for one topic or for
+// an array of topics (many).
+func pageStatements(many bool, o model.Order) (bySeq, byTs, mixed string) {
+	switch {
+	case !many && o != model.Desc:
+		return messagePageBySequenceAsc, messagePageByTimestampAsc, messagePageMixedAsc
+	case !many:
+		return messagePageBySequenceDesc, messagePageByTimestampDesc, messagePageMixedDesc
+	case o != model.Desc:
+		return messagePagesBySequenceAsc, messagePagesByTimestampAsc, messagePagesMixedAsc
+	}
+	return messagePagesBySequenceDesc, messagePagesByTimestampDesc, messagePagesMixedDesc
+}
+
+// ranges reduces the filter's conditions; ok is false when they admit no message.
+func (f *MessageFilter) ranges() (seq, ts model.Range, ok bool) {
+	seq, okSeq := model.RangeOf(f.SequenceNumber)
+	ts, okTs := model.RangeOf(f.Timestamp)
+	return seq, ts, okSeq && okTs
+}
+
+// bySequence: only sequence numbers are filtered, so the page can walk the
+// (topic_id, sequence_number) index.
+func (f *MessageFilter) bySequence() bool {
+	return len(f.Timestamp) == 0 && len(f.SequenceNumber) > 0
+}

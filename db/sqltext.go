@@ -1,0 +1,67 @@
+package db
+
+import (
+	"strconv"
+
+	"mirrorql/model"
+)
+
+// SQL text and parameter values made from model values. The query layer's
+// statements are fixed texts; what varies is chosen among constants here
+// (comparison, direction) or travels as a bound value (int64Array).
+
+// comparison is the SQL operator of a query operator.
+func comparison(o model.Operator) string {
+	switch o {
+	case model.OpNe:
+		return "!="
+	case model.OpLt:
+		return "<"
+	case model.OpLte:
+		return "<="
+	case model.OpGt:
+		return ">"
+	case model.OpGte:
+		return ">="
+	}
+	return "="
+}
+
+// direction is the SQL keyword of a sort order.
+func direction(o model.Order) string {
+	if o == model.Desc {
+		return "DESC"
+	}
+	return "ASC"
+}
+
+// prefixed qualifies each column of a comma-separated list.
+func prefixed(alias, columns string) string {
+	out := make([]byte, 0, len(columns)+32)
+	out = append(out, alias...)
+	for i := 0; i < len(columns); i++ {
+		out = append(out, columns[i])
+		if columns[i] == ' ' && i > 0 && columns[i-1] == ',' {
+			out = append(out, alias...)
+		}
+	}
+	return string(out)
+}
+
+// int64Array is vs as a PostgreSQL array literal ("{1,2}"): a text value
+// both drivers bind to a bigint[] parameter, where database/sql (pgdriver)
+// cannot bind a slice, and one the EXPLAIN tests can write as a literal.
+func int64Array[T ~int64](vs []T) string {
+	b := make([]byte, 0, 2+len(vs)*20)
+	b = append(b, '{')
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(v), 10)
+	}
+	return string(append(b, '}'))
+}
+
+// notArray is the range's exclusion list as an int64Array.
+func notArray(r model.Range) string { return int64Array(r.Not) }

@@ -11,28 +11,6 @@ import (
 	"mirrorql/model"
 )
 
-// topicRow is the joined topic, entity and custom_fee row; the fixed fees
-// arrive as jsonb text (fixedFee).
-type topicRow struct {
-	ID                 int64
-	HasTopic           bool
-	HasEntity          bool
-	HasCustomFee       bool
-	AdminKey           []byte
-	SubmitKey          []byte
-	FeeScheduleKey     []byte
-	FeeExemptKeyList   []byte
-	AutoRenewAccountID *model.EntityID
-	AutoRenewPeriod    *int64
-	CreatedTimestamp   *model.Timestamp
-	Deleted            *bool
-	Memo               *string
-	TimestampFrom      *model.Timestamp
-	TimestampTo        *model.Timestamp
-	CustomFeeFrom      *model.Timestamp
-	FixedFees          []byte
-}
-
 // The id comes from whichever of the three rows exists, so a missing topic
 // row can still be told apart from a missing entity row.
 const topicColumns = "coalesce(t.id, e.id) AS id, t.id IS NOT NULL AS has_topic, e.id IS NOT NULL AS has_entity, " +
@@ -51,49 +29,53 @@ const topicByIDSQL = "SELECT " + topicColumns + " FROM (SELECT $1::bigint AS id)
 // Topic is the current state of one topic from its topic, entity and
 // custom_fee rows (primary-key lookups); ErrNotFound only when none exists.
 func (d *DB) Topic(ctx context.Context, id model.EntityID) (*model.Topic, error) {
-	var (
-		r     topicRow
-		found bool
-	)
-	read := func(rows rowSource) error {
+	var got []model.Topic
+	read := func(rows rowSource) (err error) { got, err = scanTopicRows(rows, got); return err }
+	if err := d.query(ctx, read, topicByIDSQL, int64(id)); err != nil {
+		return nil, fmt.Errorf("topic %s: %w", id, err)
+	}
+	if len(got) == 0 || !(got[0].HasTopic || got[0].HasEntity || got[0].HasCustomFee) {
+		return nil, ErrNotFound
+	}
+	t := &got[0]
+	t.ID = id
+	return t, nil
+}
+
+// scanTopicRows appends rows of topicColumns to out; the fixed fees arrive as
+// jsonb text (fixedFee).
+func scanTopicRows(rows rowSource, out []model.Topic) ([]model.Topic, error) {
+	for rows.Next() {
 		var (
+			t                                  model.Topic
 			id                                 pgtype.Int8
 			renewAccount, renewPeriod, created pgtype.Int8
 			from, to, feeFrom                  pgtype.Int8
 			deleted                            pgtype.Bool
 			memo                               pgtype.Text
+			fees                               []byte
 		)
-		for rows.Next() {
-			if err := rows.Scan(&id, &r.HasTopic, &r.HasEntity, &r.HasCustomFee, &r.AdminKey, &r.SubmitKey,
-				&r.FeeScheduleKey, &r.FeeExemptKeyList, &renewAccount, &renewPeriod, &created, &deleted, &memo,
-				&from, &to, &feeFrom, &r.FixedFees); err != nil {
-				return err
-			}
-			found = true
+		if err := rows.Scan(&id, &t.HasTopic, &t.HasEntity, &t.HasCustomFee, &t.AdminKey, &t.SubmitKey,
+			&t.FeeScheduleKey, &t.FeeExemptKeyList, &renewAccount, &renewPeriod, &created, &deleted, &memo,
+			&from, &to, &feeFrom, &fees); err != nil {
+			return out, err
 		}
-		r.ID = id.Int64
-		r.AutoRenewAccountID = nullable[model.EntityID](renewAccount)
-		r.AutoRenewPeriod = nullable[int64](renewPeriod)
-		r.CreatedTimestamp = nullable[model.Timestamp](created)
-		r.TimestampFrom = nullable[model.Timestamp](from)
-		r.TimestampTo = nullable[model.Timestamp](to)
-		r.CustomFeeFrom = nullable[model.Timestamp](feeFrom)
-		r.Deleted = nullableBool(deleted)
-		r.Memo = nullableText(memo)
-		return rows.Err()
+		t.ID = model.EntityID(id.Int64)
+		t.AutoRenewAccountID = nullable[model.EntityID](renewAccount)
+		t.AutoRenewPeriod = nullable[int64](renewPeriod)
+		t.CreatedTimestamp = nullable[model.Timestamp](created)
+		t.TimestampFrom = nullable[model.Timestamp](from)
+		t.TimestampTo = nullable[model.Timestamp](to)
+		t.CustomFeeFrom = nullable[model.Timestamp](feeFrom)
+		t.Deleted = nullableBool(deleted)
+		t.Memo = memo.String
+		var err error
+		if t.FixedFees, err = fixedFees(fees); err != nil {
+			return out, fmt.Errorf("topic %s: %w", t.ID, err)
+		}
+		out = append(out, t)
 	}
-	if err := d.query(ctx, read, topicByIDSQL, int64(id)); err != nil {
-		return nil, fmt.Errorf("topic %s: %w", id, err)
-	}
-	if !found || !(r.HasTopic || r.HasEntity || r.HasCustomFee) {
-		return nil, ErrNotFound
-	}
-	t, err := r.model()
-	if err != nil {
-		return nil, fmt.Errorf("topic %s: %w", id, err)
-	}
-	t.ID = id
-	return t, nil
+	return out, rows.Err()
 }
 
 // TopicExists reports whether the topic has an entity row or any message; the
@@ -154,44 +136,32 @@ func (d *DB) topicsFromEntities() *bun.SelectQuery {
 }
 
 func (d *DB) scanTopics(ctx context.Context, q *bun.SelectQuery) ([]model.Topic, error) {
-	var rows []topicRow
-	if err := q.Scan(ctx, &rows); err != nil {
+	rows, err := q.Rows(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("topics: %w", err)
 	}
-	out := make([]model.Topic, 0, len(rows))
-	for i := range rows {
-		t, err := rows[i].model()
-		if err != nil {
-			return nil, fmt.Errorf("topic %d: %w", rows[i].ID, err)
-		}
-		out = append(out, *t)
+	defer rows.Close()
+	out, err := scanTopicRows(rows, nil)
+	if err != nil {
+		return nil, fmt.Errorf("topics: %w", err)
 	}
 	return out, nil
 }
 
-func (r *topicRow) model() (*model.Topic, error) {
-	t := &model.Topic{
-		ID: model.EntityID(r.ID), HasTopic: r.HasTopic, HasEntity: r.HasEntity, HasCustomFee: r.HasCustomFee,
-		AdminKey: r.AdminKey, SubmitKey: r.SubmitKey, FeeScheduleKey: r.FeeScheduleKey,
-		FeeExemptKeyList: r.FeeExemptKeyList, AutoRenewAccountID: r.AutoRenewAccountID,
-		AutoRenewPeriod: r.AutoRenewPeriod, CreatedTimestamp: r.CreatedTimestamp, Deleted: r.Deleted,
-		TimestampFrom: r.TimestampFrom, TimestampTo: r.TimestampTo, CustomFeeFrom: r.CustomFeeFrom,
-		FixedFees: []model.FixedFee{},
+// fixedFees decodes custom_fee.fixed_fees; none is an empty list.
+func fixedFees(raw []byte) ([]model.FixedFee, error) {
+	if len(raw) == 0 {
+		return []model.FixedFee{}, nil
 	}
-	if r.Memo != nil {
-		t.Memo = *r.Memo
+	var fees []fixedFee
+	if err := json.Unmarshal(raw, &fees); err != nil {
+		return nil, fmt.Errorf("custom_fee.fixed_fees: %w", err)
 	}
-	if len(r.FixedFees) > 0 {
-		var fees []fixedFee
-		if err := json.Unmarshal(r.FixedFees, &fees); err != nil {
-			return nil, fmt.Errorf("custom_fee.fixed_fees: %w", err)
-		}
-		t.FixedFees = make([]model.FixedFee, len(fees))
-		for i, f := range fees {
-			t.FixedFees[i] = model.FixedFee(f)
-		}
+	out := make([]model.FixedFee, len(fees))
+	for i, f := range fees {
+		out[i] = model.FixedFee(f)
 	}
-	return t, nil
+	return out, nil
 }
 
 // fixedFee is one element of the custom_fee.fixed_fees jsonb array.

@@ -43,7 +43,7 @@ type loaders struct {
 	filters map[string]db.MessageFilter
 
 	// The loaders are made on a request's first nested field: most
-	// requests have none, and making four loaders is a few per cent of a
+	// requests have none, and making four loaders is a visible share of a
 	// small request's allocations.
 	db   *db.DB
 	wait time.Duration

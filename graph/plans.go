@@ -26,10 +26,9 @@ import (
 // context value, a resolver closure, the result boxed and a marshaler
 // closure made), and per request it builds an operation context and
 // validates the variables again. For the point lookup
-// `topicMessage(topicId, sequenceNumber) { … }` gqlgen's handler held 47 % of
-// the service's CPU samples, 265 allocations a request against REST's 50,
-// and it kept GraphQL at 0.62–0.75 of the REST route's rate where 0.8 is the
-// target (BENCHMARKS.md).
+// `topicMessage(topicId, sequenceNumber) { … }` that machinery, not the
+// lookup, was most of the service's work and kept GraphQL well below the
+// REST route's rate (BENCHMARKS.md, "Decisions").
 //
 // So an operation that gqlgen has parsed and validated once is compiled, when
 // it lies inside a small subset, into a plan: the root fields to look up,

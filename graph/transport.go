@@ -25,8 +25,8 @@ import (
 // writeRequestError says.
 //
 // The body is decoded with goccy/go-json: encoding/json's decoder scans a
-// body twice (once to find its end, once to decode it) and was 8 % of the
-// CPU profile of topicMessage; go-json takes a third of its time. A body it
+// body twice (once to find its end, once to decode it), a visible share of a
+// small request's CPU (BENCHMARKS.md, "Decisions"). A body it
 // rejects goes to gqlgen's transport, which answers with encoding/json's
 // verdict; a body it accepts decodes to what encoding/json makes of it
 // (FuzzDecodeParams).

@@ -25,7 +25,7 @@ type Topic struct {
 
 // FixedFee is one element of custom_fee.fixed_fees.
 type FixedFee struct {
-	Amount              int64     `json:"amount"`
-	CollectorAccountID  *EntityID `json:"collector_account_id"`
-	DenominatingTokenID *EntityID `json:"denominating_token_id"`
+	Amount              int64
+	CollectorAccountID  *EntityID
+	DenominatingTokenID *EntityID
 }

@@ -30,9 +30,10 @@ func liveServer(t *testing.T, env ...string) (*server, *bun.DB) {
 
 func TestLiveHistoryThenLive(t *testing.T) {
 	t.Parallel()
-	srv, b := liveServer(t)
 	for _, face := range []string{"websocket", "sse"} {
 		t.Run(face, func(t *testing.T) {
+			t.Parallel()
+			srv, b := liveServer(t) // a server each: the subscription count below is this face's alone
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var from0, fromNow <-chan liveEvent
@@ -44,6 +45,9 @@ func TestLiveHistoryThenLive(t *testing.T) {
 				from0 = sseSubscribe(ctx, t, srv.URL, subscriptionQuery(`topicId: "0.0.501", consensusStartTime: "0"`))
 				fromNow = sseSubscribe(ctx, t, srv.URL, subscriptionQuery(`topicId: "0.0.501"`))
 			}
+			// "now" is when the server takes the subscription: append only
+			// after both are followed, or the first may precede fromNow's start.
+			waitSubscribed(t, srv, 2)
 			var first int64
 			if err := b.NewRaw("SELECT max(sequence_number) FROM topic_message WHERE topic_id = 501").Scan(ctx, &first); err != nil {
 				t.Fatal(err)

@@ -27,7 +27,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/bench/loadgen"
-	"mirrorql/db/pgcluster"
 )
 
 const (
@@ -164,23 +163,11 @@ func runSoak(ctx context.Context, f flags) error {
 	rep := &soakReport{started: time.Now().UTC(), duration: f.soak, interval: f.soakInterval, conns: f.conns[0],
 		pool: f.pool, env: f.serviceEnv}
 
-	adminURL := f.adminURL
-	err := errors.New("-cluster given")
-	if !f.cluster {
-		err = ping(ctx, adminURL)
-	}
-	cluster := "the machine's PostgreSQL server on 127.0.0.1:5432 (shared with the colleagues' tests)"
+	adminURL, cluster, stopServer, err := findServer(ctx, f)
 	if err != nil {
-		log.Printf("no server at %s (%v): starting a throwaway cluster", adminURL, err)
-		c, err := pgcluster.Start(ctx, pgcluster.Options{Database: "postgres",
-			Settings: map[string]string{"max_connections": "200", "shared_buffers": f.sharedBuffers}})
-		if err != nil {
-			return err
-		}
-		defer c.Stop()
-		adminURL = c.AdminURL()
-		cluster = "a throwaway cluster (mirrorql/db/pgcluster) started by the run"
+		return err
 	}
+	defer stopServer()
 	mr := &report{cluster: cluster}
 	if err := mr.describeMachine(ctx, adminURL); err != nil {
 		return err

@@ -71,29 +71,36 @@ func (s *suite) close() {
 	}
 }
 
-// server finds the PostgreSQL server to run on: the one at -admin-url, or a
-// throwaway cluster when it does not answer (or -cluster).
+// server finds the PostgreSQL server to run on (findServer).
 func (s *suite) server() error {
-	f, rep := s.f, s.rep
-	s.adminURL = f.adminURL
-	err := errors.New("-cluster given")
-	if !f.cluster {
-		err = ping(s.ctx, s.adminURL)
-	}
+	url, desc, stop, err := findServer(s.ctx, s.f)
 	if err != nil {
-		log.Printf("no server at %s (%v): starting a throwaway cluster", s.adminURL, err)
-		c, err := pgcluster.Start(s.ctx, pgcluster.Options{Database: "postgres",
-			Settings: map[string]string{"max_connections": "200", "shared_buffers": f.sharedBuffers}})
-		if err != nil {
-			return err
-		}
-		s.onClose(func() { c.Stop() })
-		s.adminURL = c.AdminURL()
-		rep.cluster = "a throwaway cluster (mirrorql/db/pgcluster) started by the run"
-	} else {
-		rep.cluster = "the machine's PostgreSQL server on 127.0.0.1:5432 (shared with the colleagues' tests)"
+		return err
 	}
-	return rep.describeMachine(s.ctx, s.adminURL)
+	s.onClose(stop)
+	s.adminURL, s.rep.cluster = url, desc
+	return s.rep.describeMachine(s.ctx, s.adminURL)
+}
+
+// findServer is the PostgreSQL server every mode runs on: the one at
+// -admin-url, or a throwaway cluster when it does not answer (or -cluster).
+// It returns the admin URL, the report's description of the server, and
+// what stops it (nothing for a server the run did not start).
+func findServer(ctx context.Context, f flags) (adminURL, desc string, stop func(), err error) {
+	err = errors.New("-cluster given")
+	if !f.cluster {
+		err = ping(ctx, f.adminURL)
+	}
+	if err == nil {
+		return f.adminURL, "the machine's PostgreSQL server on 127.0.0.1:5432 (shared with the colleagues' tests)", func() {}, nil
+	}
+	log.Printf("no server at %s (%v): starting a throwaway cluster", f.adminURL, err)
+	c, err := pgcluster.Start(ctx, pgcluster.Options{Database: "postgres",
+		Settings: map[string]string{"max_connections": "200", "shared_buffers": f.sharedBuffers}})
+	if err != nil {
+		return "", "", nil, err
+	}
+	return c.AdminURL(), "a throwaway cluster (mirrorql/db/pgcluster) started by the run", func() { c.Stop() }, nil
 }
 
 // datasets creates and seeds the databases (or keeps them, -reuse) and

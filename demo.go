@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,9 +31,14 @@ import (
 // demo serves the demo data set. With MIRRORQL_DATABASE_URL unset it runs on
 // a throwaway PostgreSQL cluster of its own, which it stops and removes when
 // ctx ends (Ctrl-C, SIGTERM); otherwise on that database, migrated, and
-// seeded when it holds no topic message. What it says goes to out.
-func demo(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Writer) (err error) {
+// seeded when it holds no topic message. args are its flags (demoFlags).
+// What it says goes to out.
+func demo(ctx context.Context, cfg config.Config, args []string, log *slog.Logger, out io.Writer) (err error) {
 	start := time.Now()
+	layout, help, err := demoFlags(args, out)
+	if err != nil || help {
+		return err
+	}
 	// Bind first: a busy port should fail the demo before any work. Until
 	// the server runs, connections wait in the listen queue.
 	ln, err := listen(cfg.Listen)
@@ -69,7 +75,7 @@ func demo(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Write
 	}
 	defer d.Close()
 	d.Health().Log = log
-	if err := db.Migrate(ctx, d.Bun()); err != nil {
+	if err := demoSchema(ctx, d, layout, out); err != nil {
 		return err
 	}
 	var seeded bool
@@ -125,6 +131,67 @@ func demo(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Write
 	fmt.Fprintln(out, "mirrorql demo: stopping")
 	stopLive()
 	return err
+}
+
+// The demo's layouts (-layout): the mirror node's two database layouts
+// (docs and shared/reference/v2-layout.md).
+const (
+	demoLayoutV1 = "v1" // plain tables: db.Migrate, as `mirrorql migrate` creates them
+	demoLayoutV2 = "v2" // topic_message and transaction partitioned by month: db.CreateV2
+)
+
+// demoFlags parses the demo's flags: -layout v1 (the default) or v2. help
+// is set when -h asked for the usage, which it has then printed to out.
+func demoFlags(args []string, out io.Writer) (layout string, help bool, err error) {
+	fs := flag.NewFlagSet("mirrorql demo", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&layout, "layout", demoLayoutV1, "database layout of the demo's data: v1 (plain tables) or v2 (the public mainnet mirror nodes': partitioned by month)")
+	fs.Usage = func() {
+		fmt.Fprintf(out, "usage: mirrorql demo [flags]\n\n"+
+			"Serves the demo data set on a throwaway PostgreSQL cluster (or MIRRORQL_DATABASE_URL's database).\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", true, nil
+		}
+		return "", false, errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(out, "mirrorql demo: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return "", false, errUsage
+	}
+	if layout != demoLayoutV1 && layout != demoLayoutV2 {
+		fmt.Fprintf(out, "mirrorql demo: -layout must be v1 or v2, got %q\n", layout)
+		return "", false, errUsage
+	}
+	return layout, false, nil
+}
+
+// demoSchema prepares the demo's database: db.Migrate for v1; for v2,
+// db.CreateV2 when the database has no topic_message yet (CreateV2 needs
+// an empty one), Migrate when its topic_message is already partitioned (a
+// demo run before), and an error when it holds a v1 topic_message, which
+// the demo will not convert.
+func demoSchema(ctx context.Context, d *db.DB, layout string, out io.Writer) error {
+	if layout == demoLayoutV1 {
+		return db.Migrate(ctx, d.Bun())
+	}
+	var kind string // topic_message's relkind: "" when absent, "p" when partitioned
+	if err := d.Bun().QueryRowContext(ctx,
+		"select coalesce((select relkind::text from pg_class where oid = to_regclass('topic_message')), '')").Scan(&kind); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	switch kind {
+	case "":
+		fmt.Fprintln(out, "mirrorql demo: building the v2 layout (topic_message and transaction partitioned by month)")
+		return db.CreateV2(ctx, d.Bun(), db.DefaultV2Options())
+	case "p":
+		return db.Migrate(ctx, d.Bun())
+	default:
+		return errors.New("demo: -layout v2 needs a database without topic_message, and this one has a v1 (not partitioned) topic_message")
+	}
 }
 
 // demoListenDefault is where the demo listens unless MIRRORQL_LISTEN says

@@ -32,7 +32,8 @@ commands:
   migrate      create or upgrade the database schema (idempotent)
   demo         serve demo data: on a throwaway PostgreSQL cluster of its own when
                MIRRORQL_DATABASE_URL is unset, else migrate and seed (if empty) that database;
-               listens on 127.0.0.1:8080 unless MIRRORQL_LISTEN is set
+               listens on 127.0.0.1:8080 unless MIRRORQL_LISTEN is set; -layout v2 builds the
+               mirror node's v2 layout, partitioned by month (mirrorql demo -h for its flags)
   seed         migrate, then write the deterministic data set (mirrorql seed -h for its flags)
   healthcheck  exit 0 if the service at MIRRORQL_LISTEN is ready, 1 if not
   help         this text
@@ -87,7 +88,7 @@ func main() {
 	case "migrate":
 		err = migrate(ctx, cfg)
 	case "demo":
-		err = demo(ctx, cfg, log, os.Stdout)
+		err = demo(ctx, cfg, args, log, os.Stdout)
 	case "seed":
 		err = seedCommand(ctx, cfg, args, os.Stdout)
 	case "healthcheck":
@@ -132,7 +133,14 @@ func openDB(cfg config.Config) (*db.DB, error) {
 	return db.Open(db.Options{
 		URL: cfg.DatabaseURL, Driver: cfg.DBDriver, Prepare: cfg.DBPrepare, Coalesce: cfg.DBCoalesce, PoolSize: cfg.DBPoolSize,
 		StatementTimeout: cfg.DBStatementTimeout, ConnectTimeout: cfg.DBConnectTimeout,
+		LookupMode: lookupMode(cfg),
 	})
+}
+
+// lookupMode is cfg's MIRRORQL_TOPIC_MESSAGE_LOOKUP (validated with the config).
+func lookupMode(cfg config.Config) db.LookupMode {
+	m, _ := db.ParseLookupMode(cfg.TopicMessageLookup)
+	return m
 }
 
 func migrate(ctx context.Context, cfg config.Config) error {

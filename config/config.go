@@ -21,13 +21,16 @@ import (
 // Config is every setting of the service. Each field's env tag is its
 // variable name without the MIRRORQL_ prefix.
 type Config struct {
-	DatabaseURL          string        `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/mirror_node?sslmode=disable"`
-	DBDriver             string        `env:"DB_DRIVER" envDefault:"pgx"`
-	DBPrepare            bool          `env:"DB_PREPARE" envDefault:"true"`
-	DBCoalesce           int           `env:"DB_COALESCE" envDefault:"4"`
-	DBPoolSize           int           `env:"DB_POOL_SIZE" envDefault:"10"`
-	DBStatementTimeout   time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"20s"`
-	DBConnectTimeout     time.Duration `env:"DB_CONNECT_TIMEOUT" envDefault:"1s"`
+	DatabaseURL        string        `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/mirror_node?sslmode=disable"`
+	DBDriver           string        `env:"DB_DRIVER" envDefault:"pgx"`
+	DBPrepare          bool          `env:"DB_PREPARE" envDefault:"true"`
+	DBCoalesce         int           `env:"DB_COALESCE" envDefault:"4"`
+	DBPoolSize         int           `env:"DB_POOL_SIZE" envDefault:"10"`
+	DBStatementTimeout time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"20s"`
+	DBConnectTimeout   time.Duration `env:"DB_CONNECT_TIMEOUT" envDefault:"1s"`
+	// TopicMessageLookup: auto, on or off (docs/layouts.md).
+	TopicMessageLookup   string        `env:"TOPIC_MESSAGE_LOOKUP" envDefault:"auto"`
+	LayoutRefresh        time.Duration `env:"DB_LAYOUT_REFRESH" envDefault:"30s"`
 	Listen               string        `env:"LISTEN" envDefault:":8080"`
 	PprofListen          string        `env:"PPROF_LISTEN"`
 	ResponseLimitDef     int           `env:"RESPONSE_LIMIT_DEFAULT" envDefault:"25"`
@@ -148,6 +151,12 @@ func (c Config) validate() error {
 	check(c.DBPoolSize >= 1, "%sDB_POOL_SIZE must be at least 1", Prefix)
 	check(c.DBStatementTimeout > 0, "%sDB_STATEMENT_TIMEOUT must be positive", Prefix)
 	check(c.DBConnectTimeout > 0, "%sDB_CONNECT_TIMEOUT must be positive", Prefix)
+	switch strings.ToLower(c.TopicMessageLookup) {
+	case "auto", "on", "off":
+	default:
+		problems = append(problems, fmt.Sprintf("%sTOPIC_MESSAGE_LOOKUP must be auto, on or off, got %q", Prefix, c.TopicMessageLookup))
+	}
+	check(c.LayoutRefresh > 0, "%sDB_LAYOUT_REFRESH must be positive", Prefix)
 	check(c.ResponseLimitMax >= 1, "%sRESPONSE_LIMIT_MAX must be at least 1", Prefix)
 	check(c.ResponseLimitDef >= 1 && c.ResponseLimitDef <= c.ResponseLimitMax,
 		"%sRESPONSE_LIMIT_DEFAULT must be between 1 and %sRESPONSE_LIMIT_MAX", Prefix, Prefix)

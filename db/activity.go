@@ -34,6 +34,13 @@ const (
 
 // LatestMessages is the newest message of each topic that has one.
 func (d *DB) LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
+	if p := d.v2(); p != nil {
+		out, err := d.latestAllV2(ctx, p, topics)
+		if err != nil {
+			return nil, fmt.Errorf("latest messages of %d topics: %w", len(topics), err)
+		}
+		return out, nil
+	}
 	rows := make([]model.TopicMessage, 0, len(topics))
 	read := func(r rowSource) (err error) { rows, err = scanMessages(r, rows); return err }
 	if err := d.query(ctx, read, latestMessagesSQL, int64Array(topics)); err != nil {
@@ -60,8 +67,13 @@ func (d *DB) Activity(ctx context.Context, topic model.EntityID, bounds []model.
 		}
 		return rows.Err()
 	}
-	// arrays travel as text literals: database/sql (pgdriver) cannot bind a slice
-	if err := d.query(ctx, read, activitySQL, int64(topic), int64Array(bounds)); err != nil {
+	if p := d.v2(); p != nil {
+		var err error
+		if firsts, err = d.activityV2(ctx, p, topic, bounds); err != nil {
+			return nil, fmt.Errorf("activity of topic %s: %w", topic, err)
+		}
+	} else if err := d.query(ctx, read, activitySQL, int64(topic), int64Array(bounds)); err != nil {
+		// arrays travel as text literals: database/sql (pgdriver) cannot bind a slice
 		return nil, fmt.Errorf("activity of topic %s: %w", topic, err)
 	}
 	if len(firsts) != len(bounds) {

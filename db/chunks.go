@@ -68,7 +68,12 @@ func (d *DB) ChunksOf(ctx context.Context, msgs []*model.TopicMessage) ([][]mode
 		rows, err = scanMessageRows(rs, rows, []any{&window}, func() { of = append(of, window) })
 		return err
 	}
-	if err := d.query(ctx, read, chunksSQL, int64Array(topics), int64Array(los), int64Array(his)); err != nil {
+	if p := d.v2(); p != nil {
+		var err error
+		if rows, of, err = d.chunksV2(ctx, p, topics, los, his); err != nil {
+			return nil, fmt.Errorf("chunks of %d messages: %w", len(idx), err)
+		}
+	} else if err := d.query(ctx, read, chunksSQL, int64Array(topics), int64Array(los), int64Array(his)); err != nil {
 		return nil, fmt.Errorf("chunks of %d messages: %w", len(idx), err)
 	}
 	for i := range rows {

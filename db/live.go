@@ -23,16 +23,28 @@ import (
 // that time can still arrive. The marks row is there even when no message
 // is, hence the LEFT JOIN; it counts the transactions walked, so that a walk
 // cut short by its limit is told from one that reached the head.
-const livePollSQL = "WITH tx AS MATERIALIZED (" +
-	"SELECT entity_id AS topic_id, consensus_timestamp FROM transaction" +
-	" WHERE type = 27 AND consensus_timestamp > $1 AND result = 22 AND entity_id = ANY ($2::bigint[])" +
-	" ORDER BY consensus_timestamp LIMIT $3), " +
-	"marks AS (SELECT (SELECT max(consensus_timestamp) FROM transaction) AS head," +
-	" (SELECT max(consensus_timestamp) FROM tx) AS scanned, (SELECT count(*) FROM tx) AS walked) " +
-	"SELECT marks.head, marks.scanned, marks.walked, " + messageColumnsM + " FROM marks LEFT JOIN (tx CROSS JOIN LATERAL (" +
-	"SELECT " + messageColumns + " FROM topic_message AS t" +
-	" WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp) AS m) ON true " +
-	"ORDER BY m.consensus_timestamp"
+const livePollSQL = livePollTx + "marks AS (SELECT (SELECT max(consensus_timestamp) FROM transaction) AS head," +
+	livePollMarks + "WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp" + livePollEnd
+
+// livePollV2SQL is livePollSQL bounded so that PostgreSQL prunes while it
+// plans it (it is planned for its values at each poll, one statement per
+// interval): the messages' partitions by the watermark, and the ledger's
+// head looked for from the last head seen ($4) on, not in every partition.
+const livePollV2SQL = livePollTx + "marks AS (SELECT (SELECT max(consensus_timestamp) FROM transaction " +
+	"WHERE consensus_timestamp >= $4) AS head," + livePollMarks +
+	"WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp AND t.consensus_timestamp > $1" +
+	livePollEnd
+
+const (
+	livePollTx = "WITH tx AS MATERIALIZED (" +
+		"SELECT entity_id AS topic_id, consensus_timestamp FROM transaction" +
+		" WHERE type = 27 AND consensus_timestamp > $1 AND result = 22 AND entity_id = ANY ($2::bigint[])" +
+		" ORDER BY consensus_timestamp LIMIT $3), "
+	livePollMarks = " (SELECT max(consensus_timestamp) FROM tx) AS scanned, (SELECT count(*) FROM tx) AS walked) " +
+		"SELECT marks.head, marks.scanned, marks.walked, " + messageColumnsM + " FROM marks LEFT JOIN (tx CROSS JOIN LATERAL (" +
+		"SELECT " + messageColumns + " FROM topic_message AS t "
+	livePollEnd = ") AS m) ON true ORDER BY m.consensus_timestamp"
+)
 
 // Poll is what one live poll found.
 type Poll struct {
@@ -57,8 +69,9 @@ type Poll struct {
 // math.MaxInt64 finds none and only reads the ledger's head.
 func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int) (Poll, error) {
 	var (
-		p      Poll
-		walked int64 // submit transactions walked
+		p         Poll
+		walked    int64 // submit transactions walked
+		headFound bool  // the ledger has a transaction at or after the head floor
 	)
 	read := func(rows rowSource) error {
 		var (
@@ -73,6 +86,7 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 				return err
 			}
 			p.Head, p.Scanned, walked = model.Timestamp(head.Int64), model.Timestamp(scanned.Int64), n.Int64
+			headFound = head.Valid
 			if !ts.Valid { // the marks row alone: no message
 				continue
 			}
@@ -85,7 +99,26 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 	// The topics travel as an array literal (text), as the point lookups'
 	// keys do: database/sql (pgdriver) cannot bind a []int64, and the
 	// EXPLAIN tests write the statement's values as literals.
-	if err := d.query(ctx, read, livePollSQL, int64(after), int64Array(topics), int64(limit)); err != nil {
+	var err error
+	if d.v2() != nil {
+		// Planned for its values, so that the watermark and the last head
+		// prune the partitions; a head floor past every transaction (the
+		// table was emptied) finds no head, and the poll looks again from
+		// the start.
+		floor := d.head.get()
+		err = d.queryPlanned(ctx, read, livePollV2SQL, int64(after), int64Array(topics), int64(limit), floor)
+		if err == nil && !headFound && floor != 0 {
+			p.Messages = p.Messages[:0]
+			p = Poll{}
+			err = d.queryPlanned(ctx, read, livePollV2SQL, int64(after), int64Array(topics), int64(limit), int64(math.MinInt64))
+		}
+		if err == nil && headFound {
+			d.head.set(int64(p.Head))
+		}
+	} else {
+		err = d.query(ctx, read, livePollSQL, int64(after), int64Array(topics), int64(limit))
+	}
+	if err != nil {
 		return Poll{}, fmt.Errorf("live poll of %d topics: %w", len(topics), err)
 	}
 	p.Full = limit > 0 && after != math.MaxInt64 && walked >= int64(limit)

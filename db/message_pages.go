@@ -74,6 +74,13 @@ const (
 // the page walks the (topic_id, sequence_number) index instead of filtering a
 // timestamp scan; otherwise it walks (topic_id, consensus_timestamp).
 func (d *DB) MessagesOfTopic(ctx context.Context, f MessageFilter) ([]model.TopicMessage, error) {
+	if p := d.v2(); p != nil {
+		rows, err := d.pageV2(ctx, p, f)
+		if err != nil {
+			return nil, fmt.Errorf("messages of topic %s: %w", f.TopicID, err)
+		}
+		return rows, nil
+	}
 	// A page as large as the limit, up to a size beyond which pages are
 	// rarely full (the live streams' reads ask for a thousand rows and mostly
 	// find a few): such a page grows as its rows come.
@@ -89,6 +96,13 @@ func (d *DB) MessagesOfTopic(ctx context.Context, f MessageFilter) ([]model.Topi
 // same filter, in one statement: each topic gets exactly the page
 // MessagesOfTopic gives it. Topics without messages are absent from the map.
 func (d *DB) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
+	if p := d.v2(); p != nil {
+		out, err := d.pagesV2(ctx, p, topics, f)
+		if err != nil {
+			return nil, fmt.Errorf("messages of %d topics: %w", len(topics), err)
+		}
+		return out, nil
+	}
 	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
 	if len(topics) == 0 {
 		return out, nil

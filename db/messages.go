@@ -54,7 +54,14 @@ type TopicSequence struct {
 // found on the unique (topic_id, sequence_number) index.
 // Concurrent lookups share statements (coalescer).
 func (d *DB) MessageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
-	m, err := d.bySequence.get(ctx, TopicSequence{topic, seq})
+	var m *model.TopicMessage
+	var err error
+	if p := d.v2(); p != nil {
+		// each lookup reads the partition its topic's map names: no batch
+		m, err = d.messageBySequenceV2(ctx, p, topic, seq)
+	} else {
+		m, err = d.bySequence.get(ctx, TopicSequence{topic, seq})
+	}
 	if err != nil && err != ErrNotFound {
 		return nil, fmt.Errorf("message %d of topic %s: %w", seq, topic, err)
 	}
@@ -65,7 +72,13 @@ func (d *DB) MessageBySequence(ctx context.Context, topic model.EntityID, seq in
 // consensus time wrote. Anything but exactly one row is not found.
 // Concurrent lookups share statements (coalescer).
 func (d *DB) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-	m, err := d.byTimestamp.get(ctx, ts)
+	var m *model.TopicMessage
+	var err error
+	if p := d.v2(); p != nil {
+		m, err = d.messageByTimestampV2(ctx, p, ts)
+	} else {
+		m, err = d.byTimestamp.get(ctx, ts)
+	}
 	if err != nil && err != ErrNotFound {
 		return nil, fmt.Errorf("message at %s: %w", ts, err)
 	}
@@ -88,6 +101,11 @@ func (d *DB) oneMessage(ctx context.Context, query string, args ...any) (*model.
 // statement on the unique (topic_id, sequence_number) index. Missing
 // messages are absent from the map.
 func (d *DB) MessagesBySequence(ctx context.Context, keys []TopicSequence) (map[TopicSequence]*model.TopicMessage, error) {
+	if p := d.v2(); p != nil {
+		return batchV2(ctx, keys, func(ctx context.Context, k TopicSequence) (*model.TopicMessage, error) {
+			return d.messageBySequenceV2(ctx, p, k.TopicID, k.SequenceNumber)
+		})
+	}
 	out := make(map[TopicSequence]*model.TopicMessage, len(keys))
 	if len(keys) == 0 {
 		return out, nil
@@ -112,6 +130,11 @@ func (d *DB) MessagesBySequence(ctx context.Context, keys []TopicSequence) (map[
 // MessagesByTimestamp is MessageByTimestamp for several timestamps in one
 // statement; a timestamp that finds no message or several is absent.
 func (d *DB) MessagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
+	if p := d.v2(); p != nil {
+		return batchV2(ctx, stamps, func(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
+			return d.messageByTimestampV2(ctx, p, ts)
+		})
+	}
 	rows := make([]model.TopicMessage, 0, len(stamps))
 	err := d.query(ctx, func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err },
 		messagesByTimestampSQL, int64Array(stamps))

@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"log/slog"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -38,6 +41,9 @@ type Options struct {
 	// their own; beyond that they share statements (coalescer). 0 sends one
 	// statement per lookup.
 	Coalesce int
+	// LookupMode: whether reads on the v2 layout find a topic's partitions
+	// in topic_message_lookup (MIRRORQL_TOPIC_MESSAGE_LOOKUP).
+	LookupMode LookupMode
 }
 
 // DB is the query layer over one pool.
@@ -50,6 +56,13 @@ type DB struct {
 
 	bySequence  *coalescer[TopicSequence, *model.TopicMessage]
 	byTimestamp *coalescer[model.Timestamp, *model.TopicMessage]
+
+	// The v2 layout (partitions.go): nil on v1 and until LearnLayout.
+	parts      atomic.Pointer[partitioned]
+	relearnMu  sync.Mutex
+	lookupMode LookupMode
+	counters   Fallbacks
+	head       pollHead
 }
 
 // Open creates the pool; it does not wait for the database to answer, so the
@@ -133,7 +146,7 @@ func Open(o Options) (*DB, error) {
 	h := &Health{}
 	b.AddQueryHook(h)
 	overPgx := o.Driver != "pgdriver"
-	d := &DB{bun: b, health: h, pgx: overPgx, prepare: o.Prepare && overPgx}
+	d := &DB{bun: b, health: h, pgx: overPgx, prepare: o.Prepare && overPgx, lookupMode: o.LookupMode}
 	d.pointLookups(o.Coalesce)
 	return d, nil
 }
@@ -211,6 +224,12 @@ func Wrap(b *bun.DB) *DB {
 	_, overPgx := b.DB.Driver().(*stdlib.Driver)
 	d := &DB{bun: b, health: &Health{}, pgx: overPgx, prepare: overPgx}
 	d.pointLookups(DefaultCoalesce)
+	// Learn the layout now, as the service does at start, so that a test
+	// on the v2 layout reads it by partition; a database that does not
+	// answer is read as v1 until LearnLayout is called again.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = d.LearnLayout(ctx, slog.New(slog.DiscardHandler))
 	return d
 }
 

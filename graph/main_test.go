@@ -39,7 +39,14 @@ type env struct {
 
 func newEnv(t *testing.T, fixture string, o graph.Options) *env {
 	t.Helper()
-	url, b := testdb.New(t)
+	return newEnvLayout(t, testdb.Layout(), fixture, o)
+}
+
+// newEnvLayout is newEnv on a database of the given layout, whatever
+// MIRRORQL_TEST_LAYOUT says.
+func newEnvLayout(t *testing.T, layout, fixture string, o graph.Options) *env {
+	t.Helper()
+	url, b := testdb.NewLayout(t, layout)
 	if fixture != "" {
 		if _, err := b.DB.ExecContext(context.Background(), fixture); err != nil {
 			t.Fatalf("fixture: %v", err)

@@ -85,7 +85,13 @@ func TestPostJSONAnswersAsGqlgen(t *testing.T) {
 // of the tests' handlers.
 func fixtureDB(tb testing.TB) (*db.DB, Options) {
 	tb.Helper()
-	_, b := testdb.New(tb)
+	return fixtureDBLayout(tb, testdb.Layout())
+}
+
+// fixtureDBLayout is fixtureDB on a database of the given layout.
+func fixtureDBLayout(tb testing.TB, layout string) (*db.DB, Options) {
+	tb.Helper()
+	_, b := testdb.NewLayout(tb, layout)
 	fixture, err := os.ReadFile("testdata/fixture.sql")
 	if err != nil {
 		tb.Fatal(err)

@@ -211,3 +211,35 @@ func (l *LiveMetrics) SubscriptionEnded(reason string) {
 func (l *LiveMetrics) Delivered()                { l.delivered.Inc() }
 func (l *LiveMetrics) Polled(took time.Duration) { l.poll.Observe(took.Seconds()) }
 func (l *LiveMetrics) Lag(d time.Duration)       { l.lag.Set(d.Seconds()) }
+
+// RegisterLayout exports the database layout the query layer found
+// (mirrorql_db_layout, 1 for the current one, with what it found as labels)
+// and its reads on the v2 layout that fell back to bounds
+// (mirrorql_db_partition_fallbacks_total by reason).
+func (m *Metrics) RegisterLayout(layout func() map[string]string, reasons []string, fallbacks func(reason string) int64) {
+	m.Registry.MustRegister(&layoutCollector{layout: layout})
+	for _, r := range reasons {
+		m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "db_partition_fallbacks_total",
+			Help: "Reads on the partitioned (v2) layout that read the parent table by bounds where the topic's " +
+				"partition map could not vouch, or read the partition catalog again, by reason.",
+			ConstLabels: prometheus.Labels{"reason": r},
+		}, func() float64 { return float64(fallbacks(r)) }))
+	}
+}
+
+// layoutCollector reports the layout as it is at each scrape (it can change
+// when the database is replaced behind the service).
+type layoutCollector struct{ layout func() map[string]string }
+
+var layoutDesc = prometheus.NewDesc(Namespace+"_db_layout",
+	"1 for the database layout the service reads (v1 flat or v2 partitioned), with what it found.",
+	[]string{"layout", "topic_message_partitioned", "transaction_partitioned", "lookup_rows", "use_lookup", "citus"}, nil)
+
+func (c *layoutCollector) Describe(ch chan<- *prometheus.Desc) { ch <- layoutDesc }
+
+func (c *layoutCollector) Collect(ch chan<- prometheus.Metric) {
+	l := c.layout()
+	ch <- prometheus.MustNewConstMetric(layoutDesc, prometheus.GaugeValue, 1, l["layout"],
+		l["topic_message_partitioned"], l["transaction_partitioned"], l["lookup_rows"], l["use_lookup"], l["citus"])
+}

@@ -47,6 +47,16 @@ type Operations struct {
 func NewOperations(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) (*Operations, error) {
 	ops := &Operations{metrics: observe.NewMetrics()}
 	ops.metrics.RegisterDBStats(d.Bun().DB.Stats)
+	ops.metrics.RegisterLayout(func() map[string]string { return d.Layout().Labels() }, db.FallbackReasons, d.Fallbacks().Count)
+	// The layout decides how every statement reads (v1 flat, v2 by
+	// partition): learn it before the first request where the database
+	// answers, then keep it current (new partitions, a replaced database).
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	if _, err := d.LearnLayout(lctx, log); err != nil {
+		log.Warn("database layout not known yet; reading as on v1 until it is", "err", err)
+	}
+	cancel()
+	go d.KeepLayout(ctx, cfg.LayoutRefresh, log)
 	switch {
 	case !cfg.CacheEnabled:
 	case cfg.RedisURL != "":

@@ -38,8 +38,14 @@ type demoProcess struct {
 // variable, plus env, and waits until it serves (at most 60 s).
 func startDemo(t *testing.T, env ...string) (*demoProcess, time.Duration) {
 	t.Helper()
+	return startDemoArgs(t, nil, env...)
+}
+
+// startDemoArgs is startDemo with the demo's flags (-layout).
+func startDemoArgs(t *testing.T, args []string, env ...string) (*demoProcess, time.Duration) {
+	t.Helper()
 	addr := freeAddr(t)
-	cmd := exec.Command(binary(t), "demo")
+	cmd := exec.Command(binary(t), append([]string{"demo"}, args...)...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "MIRRORQL_") {
 			cmd.Env = append(cmd.Env, kv)
@@ -109,7 +115,7 @@ func (d *demoProcess) stop(t *testing.T) {
 }
 
 var (
-	demoCluster = regexp.MustCompile(`PostgreSQL pid (\d+), directory (\S+), database`)
+	demoCluster = regexp.MustCompile(`PostgreSQL pid (\d+), directory (\S+), database (\S+)`)
 	demoLink    = regexp.MustCompile(`(?m)^\s+(?:\w[\w ]*?\s+)?(http://\S+)`)
 )
 

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -79,8 +80,34 @@ var notSQL = map[string]bool{
 var sqlSinks = map[string]bool{"query": true, "queryPlanned": true, "run": true, "querySQL": true, "queryPgx": true, "oneMessage": true}
 
 // sqlHelpers are query-layer functions that build SQL text in ways rule 3
-// cannot follow (byte slices), safe when their string arguments are.
-var sqlHelpers = map[string]bool{"prefixed": true}
+// cannot follow (byte slices, cached texts), safe when their string
+// arguments are. The v2 layout's statements (sliceSQL, byTimestampV2SQL,
+// submitTopicV2SQL, activityWindowSQL, probeSQL) name partitions: they take the partitions
+// themselves, whose names come from pg_catalog and are quoted by
+// pgx.Identifier when the catalog is read (TestPartitionNamesQuoted).
+var sqlHelpers = map[string]bool{"prefixed": true, "sliceSQL": true, "byTimestampV2SQL": true,
+	"activityWindowSQL": true, "probeSQL": true, "submitTopicV2SQL": true}
+
+// TestPartitionNamesQuoted: the one place a partition's name is made is
+// the catalog reading, which quotes it as an identifier.
+func TestPartitionNamesQuoted(t *testing.T) {
+	src, err := os.ReadFile("../db/partitions.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), "parsePartition(pgx.Identifier{schema, rel}.Sanitize(), ") {
+		t.Error("db/partitions.go no longer quotes partition names with pgx.Identifier when it reads the catalog")
+	}
+	for _, name := range []string{"partitioned.go", "topicmap.go", "partitions.go"} {
+		src, err := os.ReadFile("../db/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(src), "partition{name:"); n > 1 || (n == 1 && name != "partitions.go") {
+			t.Errorf("db/%s makes a partition with a name other than parsePartition's", name)
+		}
+	}
+}
 
 func TestSQLSafety(t *testing.T) {
 	t.Parallel()

@@ -1,6 +1,12 @@
 // Package testdb gives every integration test in the repository a PostgreSQL
 // database of its own, migrated to the current schema and dropped afterwards.
 //
+// The schema has one of the mirror node's two layouts (shared/reference/
+// v2-layout.md), chosen by MIRRORQL_TEST_LAYOUT: v1 (the default, plain
+// tables, db.Migrate) or v2 (topic_message and transaction partitioned by
+// month, db.CreateV2), so that one suite checks the service on both. `make
+// test` runs the packages that use testdb once per layout.
+//
 // The server is, in order of preference: MIRRORQL_TEST_DATABASE_URL (an admin
 // URL, e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable, of a
 // role that may create databases); the local server at 127.0.0.1:5432 as user
@@ -42,6 +48,16 @@ const LocalURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 // Prefix starts the name of every database New creates.
 const Prefix = "mirrorql_test_"
 
+// EnvLayout names the variable that chooses the layout New builds: LayoutV1
+// (the default) or LayoutV2.
+const EnvLayout = "MIRRORQL_TEST_LAYOUT"
+
+// The layouts New and NewLayout build.
+const (
+	LayoutV1 = "v1" // db.Migrate: plain tables, as schema.md describes
+	LayoutV2 = "v2" // db.CreateV2 with db.DefaultV2Options: monthly partitions, lookup kept
+)
+
 var (
 	localURL = LocalURL // tests point it at a port where nothing listens
 
@@ -52,6 +68,16 @@ var (
 	mu      sync.Mutex
 	cluster *pgcluster.Cluster
 	admin   *sql.DB
+
+	// The v2 layout, built once per test binary with db.CreateV2 in this
+	// database, which NewLayout then copies (CREATE DATABASE … TEMPLATE):
+	// CreateV2 creates some 180 partitions with their indexes in one
+	// transaction, about a thousand locks, and a few of those side by side
+	// overflowed the server's lock table ("out of shared memory") besides
+	// taking seconds each. A copy takes no such locks.
+	v2Once     sync.Once
+	v2Template string
+	v2Err      error
 )
 
 // ServerURL returns the admin URL of a reachable server, starting a throwaway
@@ -119,28 +145,108 @@ func adminDB(tb testing.TB) *sql.DB {
 	return admin
 }
 
-// New creates an empty database with a unique name, applies db.Migrate to it,
-// and returns its URL and a handle on it. Both are closed and the database
-// dropped when the test ends.
+// New creates an empty database with a unique name, builds the layout of
+// Layout() in it, and returns its URL and a handle on it. Both are closed and
+// the database dropped when the test ends.
 func New(tb testing.TB) (url string, b *bun.DB) {
 	tb.Helper()
+	return NewLayout(tb, Layout())
+}
+
+// NewLayout is New with a given layout, LayoutV1 or LayoutV2, whatever
+// MIRRORQL_TEST_LAYOUT says: for tests about one layout in particular (a v1
+// plan, the v2 partitions), which must then run in both of make test's runs
+// rather than be skipped in one.
+func NewLayout(tb testing.TB, layout string) (url string, b *bun.DB) {
+	tb.Helper()
+	if layout != LayoutV1 && layout != LayoutV2 {
+		tb.Fatalf("testdb: layout %q: want %q or %q", layout, LayoutV1, LayoutV2)
+	}
+	if layout == LayoutV2 {
+		return create(tb, v2TemplateDB(tb))
+	}
 	url, b = Empty(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := db.Migrate(ctx, b); err != nil {
-		tb.Fatalf("testdb: %v", err)
+		tb.Fatalf("testdb: %s layout: %v", layout, err)
 	}
 	return url, b
+}
+
+// v2TemplateDB is the name of the database holding the v2 layout, built on
+// first use and dropped by Shutdown.
+func v2TemplateDB(tb testing.TB) string {
+	tb.Helper()
+	admin := adminDB(tb)
+	v2Once.Do(func() {
+		name := databaseName("v2_template")
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if _, err := admin.ExecContext(ctx, "create database "+pgx.Identifier{name}.Sanitize()); err != nil {
+			v2Err = fmt.Errorf("create database %s: %w", name, err)
+			return
+		}
+		mu.Lock()
+		v2Template = name // from now on Shutdown drops it, built or not
+		mu.Unlock()
+		url, err := withDatabase(ServerURL(tb), name)
+		if err != nil {
+			v2Err = err
+			return
+		}
+		d, err := db.Open(db.Options{URL: url, ConnectTimeout: 10 * time.Second})
+		if err != nil {
+			v2Err = err
+			return
+		}
+		// Closed before any copy: CREATE DATABASE refuses a template that
+		// has sessions (it waits up to 5 s for closing ones to go).
+		defer d.Close()
+		if err := db.CreateV2(ctx, d.Bun(), db.DefaultV2Options()); err != nil {
+			v2Err = fmt.Errorf("%s layout: %w", LayoutV2, err)
+		}
+	})
+	if v2Err != nil {
+		tb.Fatalf("testdb: %v", v2Err)
+	}
+	return v2Template
+}
+
+// Layout is the layout New builds: MIRRORQL_TEST_LAYOUT, LayoutV1 when unset.
+// Any other value panics, so that a typo cannot run the v1 suite twice and
+// pass for a v2 run.
+func Layout() string {
+	switch l := os.Getenv(EnvLayout); l {
+	case "", LayoutV1:
+		return LayoutV1
+	case LayoutV2:
+		return LayoutV2
+	default:
+		panic(fmt.Sprintf("testdb: %s=%q: want %q or %q", EnvLayout, l, LayoutV1, LayoutV2))
+	}
 }
 
 // Empty is New without the migrations: a database with nothing in it.
 func Empty(tb testing.TB) (url string, b *bun.DB) {
 	tb.Helper()
+	return create(tb, "")
+}
+
+// create creates the test's database as a copy of template ("": of the
+// server's default, template1, which is empty) and opens it; both go at
+// the test's end.
+func create(tb testing.TB, template string) (url string, b *bun.DB) {
+	tb.Helper()
 	admin := adminDB(tb)
 	name := databaseName(tb.Name())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := admin.ExecContext(ctx, "create database "+pgx.Identifier{name}.Sanitize()); err != nil {
+	stmt := "create database " + pgx.Identifier{name}.Sanitize()
+	if template != "" {
+		stmt += " template " + pgx.Identifier{template}.Sanitize()
+	}
+	if _, err := admin.ExecContext(ctx, stmt); err != nil {
 		tb.Fatalf("testdb: create database %s: %v", name, err)
 	}
 	tb.Cleanup(func() {
@@ -188,11 +294,20 @@ func withDatabase(u, name string) (string, error) {
 	return p.String(), nil
 }
 
-// Shutdown closes the admin pool and stops the throwaway cluster, if one was
-// started. Databases of tests still running are lost with it.
+// Shutdown drops the v2 template, closes the admin pool and stops the
+// throwaway cluster, if one was started. Databases of tests still running
+// are lost with it.
 func Shutdown() {
 	mu.Lock()
 	defer mu.Unlock()
+	if admin != nil && v2Template != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := admin.ExecContext(ctx, "drop database if exists "+pgx.Identifier{v2Template}.Sanitize()+" with (force)"); err != nil {
+			fmt.Fprintln(os.Stderr, "testdb:", err)
+		}
+	}
+	v2Once, v2Template, v2Err = sync.Once{}, "", nil
 	if admin != nil {
 		_ = admin.Close()
 		admin = nil

@@ -103,3 +103,41 @@ func TestWithDatabase(t *testing.T) {
 		t.Error("key=value DSN accepted")
 	}
 }
+
+// TestNewLayout: each layout is what its name says, whatever
+// MIRRORQL_TEST_LAYOUT is: v1's topic_message a plain table, v2's
+// partitioned by month with the lookup's gist index.
+func TestNewLayout(t *testing.T) {
+	for layout, want := range map[string]string{LayoutV1: "r 0 0", LayoutV2: "p 1 1"} {
+		t.Run(layout, func(t *testing.T) {
+			_, b := NewLayout(t, layout)
+			var got string
+			if err := b.QueryRowContext(context.Background(), `select c.relkind::text
+				|| ' ' || (select count(*) from pg_inherits where inhparent = c.oid and inhrelid::regclass::text = 'topic_message_p2019_09')
+				|| ' ' || (select count(*) from pg_indexes where indexname = 'topic_message_lookup__topic_sequence_number_range')
+				from pg_class c where c.oid = 'topic_message'::regclass`).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("topic_message relkind, first partition, gist index: %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestLayout(t *testing.T) {
+	for env, want := range map[string]string{"": LayoutV1, "v1": LayoutV1, "v2": LayoutV2} {
+		t.Setenv(EnvLayout, env)
+		if got := Layout(); got != want {
+			t.Errorf("%s=%q: Layout() = %q, want %q", EnvLayout, env, got, want)
+		}
+	}
+	// A typo must not run the v1 suite under the v2 run's name.
+	t.Setenv(EnvLayout, "V2")
+	defer func() {
+		if recover() == nil {
+			t.Errorf("%s=V2: no panic", EnvLayout)
+		}
+	}()
+	Layout()
+}

@@ -11,12 +11,14 @@
 // (soak.go): one service, mixed routes at saturation, sampled over
 // time, with its own section of BENCHMARKS.md. With -live it runs the live
 // topic messages benchmark of `make bench-live` (live.go): GraphQL
-// subscriptions' latency, fan-out, poll statements and memory.
+// subscriptions' latency, fan-out, poll statements and memory. With -scale
+// it runs the mainnet-shaped benchmark of `make bench-scale` (scale.go):
+// 50M messages in the v1 and v2 layouts against the 1M v1 data set.
 //
 // Everything it creates is its own: the databases mirrorql_bench and
-// mirrorql_bench_small (and mirrorql_bench_live with -live) on the local
-// server (or on a throwaway cluster when no server answers), and the service
-// process, stopped at the end.
+// mirrorql_bench_small (and mirrorql_bench_live with -live, mirrorql_scale_*
+// with -scale) on the local server (or on a throwaway cluster when no server
+// answers), and the service process, stopped at the end.
 package main
 
 import (
@@ -141,6 +143,12 @@ func main() {
 	f := parseFlags()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if sf.on {
+		if err := runScale(ctx, f); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if lf.on {
 		if err := runLive(ctx, f); err != nil {
 			log.Fatal(err)

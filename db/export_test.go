@@ -1,0 +1,24 @@
+package db
+
+import (
+	"context"
+	"log/slog"
+)
+
+// ReadAsV1 has d read with the v1 statements whatever the layout: on a v2
+// database they are slow but right, the reference the v2 reads are held to.
+func ReadAsV1(d *DB) { d.parts.Store(&partitioned{}) }
+
+// RelearnWith learns the layout again with another lookup mode.
+func RelearnWith(ctx context.Context, d *DB, mode LookupMode) (Layout, error) {
+	d.lookupMode = mode
+	return d.LearnLayout(ctx, slog.New(slog.DiscardHandler))
+}
+
+// PretendCitus has d read as it does on a Citus coordinator.
+func PretendCitus(d *DB) {
+	p := d.parts.Load()
+	next := &partitioned{layout: p.layout, messages: p.messages, transactions: p.transactions}
+	next.layout.Citus = true
+	d.parts.Store(next)
+}

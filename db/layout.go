@@ -1,0 +1,172 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// LookupMode says whether the service reads topic_message_lookup to find the
+// partitions of a topic's messages (MIRRORQL_TOPIC_MESSAGE_LOOKUP).
+type LookupMode string
+
+const (
+	// LookupAuto: on when topic_message is partitioned and the lookup holds
+	// rows (the importer keeps it: persist.topicMessageLookups).
+	LookupAuto LookupMode = "auto"
+	LookupOn   LookupMode = "on"
+	LookupOff  LookupMode = "off"
+)
+
+// ParseLookupMode reads a MIRRORQL_TOPIC_MESSAGE_LOOKUP value.
+func ParseLookupMode(s string) (LookupMode, error) {
+	switch m := LookupMode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "", LookupAuto:
+		return LookupAuto, nil
+	case LookupOn, LookupOff:
+		return m, nil
+	}
+	return "", fmt.Errorf("must be auto, on or off, got %q", s)
+}
+
+// Layout is what the service found out about the database it reads: the
+// mirror node's v1 layout (flat tables) or its v2 layout (topic_message and
+// transaction partitioned by consensus_timestamp, topic_message_lookup kept
+// by the importer, Citus). Only the db package acts on it; the rest of the
+// service reads the same answers from either.
+type Layout struct {
+	MessagesPartitioned     bool // topic_message is PARTITION BY RANGE (consensus_timestamp)
+	TransactionsPartitioned bool // so is transaction
+	LookupRows              bool // topic_message_lookup holds at least one row
+	SequenceUnique          bool // a unique index on topic_message (topic_id, sequence_number), as in v1
+	Citus                   bool // the citus extension is installed
+	// UseLookup: the partitions of a topic's messages come from
+	// topic_message_lookup (LookupMode resolved against the database);
+	// otherwise they are learned from the partitions themselves.
+	UseLookup bool
+}
+
+// Partitioned: the reads must go partition by partition.
+func (l Layout) Partitioned() bool { return l.MessagesPartitioned || l.TransactionsPartitioned }
+
+// Name is "v1" or "v2", as the mirror node calls them.
+func (l Layout) Name() string {
+	if l.Partitioned() {
+		return "v2"
+	}
+	return "v1"
+}
+
+func (l Layout) String() string {
+	return fmt.Sprintf("%s (topic_message partitioned %t, transaction partitioned %t, lookup rows %t, "+
+		"unique sequence index %t, citus %t, reading the lookup %t)", l.Name(), l.MessagesPartitioned,
+		l.TransactionsPartitioned, l.LookupRows, l.SequenceUnique, l.Citus, l.UseLookup)
+}
+
+// detectLayoutSQL reads the layout in one statement from the catalogs (and
+// one row of the lookup). to_regclass keeps it from failing on a database
+// that lacks a table: the service then reports the missing table elsewhere.
+const detectLayoutSQL = "SELECT " +
+	"coalesce((SELECT c.relkind = 'p' FROM pg_class AS c WHERE c.oid = to_regclass('topic_message')), false), " +
+	"coalesce((SELECT c.relkind = 'p' FROM pg_class AS c WHERE c.oid = to_regclass('transaction')), false), " +
+	"to_regclass('topic_message_lookup') IS NOT NULL, " +
+	"coalesce((SELECT bool_or(i.indisunique) FROM pg_index AS i WHERE i.indrelid = to_regclass('topic_message') " +
+	"AND i.indnatts = 2 AND pg_get_indexdef(i.indexrelid) LIKE '%(topic_id, sequence_number)%'), false), " +
+	"EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')"
+
+// detectLayout finds out the database's layout; mode decides UseLookup.
+func (d *DB) detectLayout(ctx context.Context, mode LookupMode) (Layout, error) {
+	var l Layout
+	var lookupTable bool
+	if err := d.bun.QueryRowContext(ctx, detectLayoutSQL).Scan(&l.MessagesPartitioned, &l.TransactionsPartitioned,
+		&lookupTable, &l.SequenceUnique, &l.Citus); err != nil {
+		return Layout{}, fmt.Errorf("layout: %w", err)
+	}
+	if lookupTable {
+		if err := d.bun.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM topic_message_lookup)").Scan(&l.LookupRows); err != nil {
+			return Layout{}, fmt.Errorf("layout: %w", err)
+		}
+	}
+	switch mode {
+	case LookupOn:
+		l.UseLookup = l.MessagesPartitioned && lookupTable
+	case LookupOff:
+	default:
+		l.UseLookup = l.MessagesPartitioned && l.LookupRows
+	}
+	return l, nil
+}
+
+// Layout is the layout found by the last LearnLayout (v1 until then).
+func (d *DB) Layout() Layout {
+	if p := d.parts.Load(); p != nil {
+		return p.layout
+	}
+	return Layout{}
+}
+
+// LearnLayout finds out the database's layout and, on v2, its partitions,
+// and has every statement from then on read accordingly. The service calls
+// it at start and whenever the database answers again after an outage; it
+// logs the layout when it differs from the one known before.
+func (d *DB) LearnLayout(ctx context.Context, log *slog.Logger) (Layout, error) {
+	l, err := d.detectLayout(ctx, d.lookupMode)
+	if err != nil {
+		return Layout{}, err
+	}
+	var next *partitioned
+	if l.Partitioned() {
+		next, err = d.loadPartitions(ctx, l)
+		if err != nil {
+			return Layout{}, err
+		}
+	}
+	if next == nil {
+		next = &partitioned{layout: l} // v1: nothing to route, but learned
+	}
+	prev := d.parts.Swap(next)
+	if prev == nil || prev.layout != l {
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Info("database layout", "layout", l.Name(), "topic_message_partitioned", l.MessagesPartitioned,
+			"transaction_partitioned", l.TransactionsPartitioned, "lookup_rows", l.LookupRows,
+			"sequence_unique", l.SequenceUnique, "citus", l.Citus, "use_lookup", l.UseLookup,
+			"topic_message_partitions", len(next.messages.parts))
+	}
+	return l, nil
+}
+
+// Labels are the layout as metric labels.
+func (l Layout) Labels() map[string]string {
+	b := strconv.FormatBool
+	return map[string]string{"layout": l.Name(), "topic_message_partitioned": b(l.MessagesPartitioned),
+		"transaction_partitioned": b(l.TransactionsPartitioned), "lookup_rows": b(l.LookupRows),
+		"use_lookup": b(l.UseLookup), "citus": b(l.Citus)}
+}
+
+// KeepLayout learns the layout until ctx ends: every second until the
+// database first answers, then every interval, so that a new month's
+// partition, a detached one or a database replaced behind the service (a
+// reconnect) is picked up.
+func (d *DB) KeepLayout(ctx context.Context, interval time.Duration, log *slog.Logger) {
+	wait := time.Duration(0)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := d.LearnLayout(lctx, log)
+		cancel()
+		if err != nil && d.parts.Load() == nil {
+			wait = time.Second
+			continue
+		}
+		wait = interval
+	}
+}

@@ -1,0 +1,658 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"mirrorql/model"
+)
+
+// The questions on the v2 layout. Each reads the windows of the topic's map
+// (topicmap.go) in the order of the answer and stops once it has its rows:
+// a partition the map names is read by its name, with a prepared statement
+// whose generic plan touches that partition alone; the rest is read from the
+// parent table with constant bounds, planned for them, so that PostgreSQL
+// prunes every partition outside them before it opens any. Every statement
+// filters topic_message on its topic (the distribution column on Citus) and
+// reads transaction apart from topic_message (not co-located on Citus).
+
+// v2 is the partition catalog when the database has the v2 layout (or runs
+// Citus, whose multi-shard statements the v1 batches would be); nil
+// otherwise (v1, or before LearnLayout). On Citus without partitions every
+// read is one topic's, from the tables themselves.
+func (d *DB) v2() *partitioned {
+	p := d.parts.Load()
+	if p == nil || !(p.layout.Partitioned() || p.layout.Citus) {
+		return nil
+	}
+	return p
+}
+
+// checkSQL is what a direct read of a partition also returns: its filenode
+// while it is attached, -1 once it is detached. A filenode other than the
+// catalog's means the table was truncated (a reset) since the catalog and
+// the topic maps were learned.
+func checkSQL(p *partition) string {
+	return "(SELECT CASE WHEN c.relispartition THEN pg_relation_filenode(c.oid)::bigint ELSE -1 END FROM pg_class AS c " +
+		"WHERE c.oid = " + quoteLiteral(p.name) + "::regclass)"
+}
+
+// checkPartitionSQL is checkSQL for a partition named by a parameter: a read
+// that found nothing in the partitions it named checks the catalog with it.
+const checkPartitionSQL = "SELECT coalesce((SELECT CASE WHEN c.relispartition THEN pg_relation_filenode(c.oid) " +
+	"ELSE -1 END FROM pg_class AS c WHERE c.oid = to_regclass($1)), -1)::bigint"
+
+// pageShape is one of the page statements' condition sets (message_pages.go).
+type pageShape int
+
+const (
+	shapeSequence pageShape = iota
+	shapeTimestamp
+	shapeMixed
+)
+
+type sliceKey struct {
+	shape pageShape
+	desc  bool
+	table string // a partition's name, or "" for the parent bounded by parameters
+}
+
+var sliceTexts sync.Map // sliceKey → string
+
+// sliceSQL is the page statement of a shape and order on partition p (by
+// its name), or, for the zero partition, on the parent table bounded by two
+// more parameters. Its first column is the partition's check (0 on the
+// parent). The name was quoted when the catalog was read.
+func sliceSQL(shape pageShape, desc bool, p *partition) string {
+	k := sliceKey{shape: shape, desc: desc, table: p.name}
+	if s, ok := sliceTexts.Load(k); ok {
+		return s.(string)
+	}
+	table, check := p.name, p.check
+	if table == "" {
+		table, check = "topic_message", "0::bigint"
+	}
+	var conds, order string
+	limit := "$5"
+	bounds := " AND consensus_timestamp >= $6 AND consensus_timestamp < $7"
+	switch k.shape {
+	case shapeSequence:
+		conds, order = pageSequenceRange, "sequence_number"
+	case shapeTimestamp:
+		conds, order = pageTimestampRange, "consensus_timestamp"
+	default:
+		conds, order, limit = pageBothRanges, "consensus_timestamp", "$8"
+		bounds = " AND consensus_timestamp >= $9 AND consensus_timestamp < $10"
+	}
+	if k.table != "" {
+		bounds = ""
+	}
+	dir := " ASC"
+	if k.desc {
+		dir = " DESC"
+	}
+	s := "SELECT " + check + ", " + messageColumns + " FROM " + table + " WHERE topic_id = $1" + conds + bounds +
+		" ORDER BY " + order + dir + " LIMIT " + limit
+	sliceTexts.Store(k, s)
+	return s
+}
+
+// errStale: the catalog no longer matches the database; read it again and
+// answer anew.
+var errStale = fmt.Errorf("partition catalog is stale")
+
+// fresh runs read on the catalog, and again on a catalog read anew when
+// the database changed under it (a partition truncated, detached or
+// dropped): twice at most.
+func fresh[T any](ctx context.Context, d *DB, p *partitioned, read func(*partitioned) (T, error)) (T, error) {
+	for attempt := 0; ; attempt++ {
+		v, err := read(p)
+		if (err == errStale || isUndefinedTable(err)) && attempt < 2 {
+			d.counters.add("stale", 1)
+			if p, err = d.relearn(ctx, p); err != nil {
+				return v, err
+			}
+			continue
+		}
+		return v, err
+	}
+}
+
+// pageV2 is MessagesOfTopic on the v2 layout.
+func (d *DB) pageV2(ctx context.Context, p *partitioned, f MessageFilter) ([]model.TopicMessage, error) {
+	return fresh(ctx, d, p, func(p *partitioned) ([]model.TopicMessage, error) { return d.pageWindows(ctx, p, f) })
+}
+
+func (d *DB) pageWindows(ctx context.Context, p *partitioned, f MessageFilter) ([]model.TopicMessage, error) {
+	seq, ts, ok := f.ranges()
+	if !ok || f.Limit <= 0 {
+		return []model.TopicMessage{}, nil
+	}
+	shape := shapeMixed
+	switch {
+	case f.bySequence():
+		shape = shapeSequence
+	case len(f.SequenceNumber) == 0:
+		shape = shapeTimestamp
+	}
+	tm, err := d.topicMapOf(ctx, p, int64(f.TopicID))
+	if err != nil {
+		return nil, err
+	}
+	parts := p.messages.parts
+	ws := tm.windowsAt(p, time.Now().UnixNano())
+	desc := f.Order == model.Desc
+	out := make([]model.TopicMessage, 0, min(f.Limit, 128))
+	checked := len(ws) == 1 && ws[0].why == whyEmpty // one window over everything needs no map to be right
+	lastPart := -1
+	// the windows that may hold the page's rows, in the page's order (most
+	// pages have one or two: on the stack)
+	var buf [8]window
+	todo := buf[:0]
+	for n := range ws {
+		w := ws[n]
+		if desc {
+			w = ws[len(ws)-1-n]
+		}
+		if w.overlaps(seq, ts) {
+			todo = append(todo, w)
+		}
+	}
+	for len(todo) > 0 {
+		remaining := int64(f.Limit - len(out))
+		if remaining <= 0 {
+			break
+		}
+		w, run := todo[0], runOf(todo, remaining)
+		spanLo, spanHi := w.lo, w.hi
+		for _, x := range todo[:run] {
+			spanLo, spanHi = min(spanLo, x.lo), max(spanHi, x.hi)
+		}
+		todo = todo[run:]
+		args := make([]any, 0, 10)
+		args = append(args, int64(f.TopicID))
+		switch shape {
+		case shapeSequence:
+			args = append(args, seq.Lo, seq.Hi, notArray(seq), remaining)
+		case shapeTimestamp:
+			args = append(args, ts.Lo, ts.Hi, notArray(ts), remaining)
+		default:
+			args = append(args, seq.Lo, seq.Hi, notArray(seq), ts.Lo, ts.Hi, notArray(ts), remaining)
+		}
+		var check int64
+		before := len(out)
+		read := func(rows rowSource) (err error) {
+			out, err = scanMessageRows(rows, out, []any{&check}, nil)
+			return err
+		}
+		switch {
+		case run > 1:
+			// Several windows too small to fill the page alone (a sparse
+			// topic): one statement over the time they span, pruned to
+			// those partitions when planned.
+			args = append(args, spanLo, spanHi)
+			err = d.queryPlanned(ctx, read, sliceSQL(shape, desc, &partition{}), args...)
+		case w.part >= 0:
+			part := parts[w.part]
+			lastPart = w.part
+			err = d.query(ctx, read, sliceSQL(shape, desc, &part), args...)
+			if err == nil && len(out) > before {
+				if check != part.filenode {
+					return nil, errStale
+				}
+				checked = true
+			}
+		default:
+			args = append(args, w.lo, w.hi)
+			err = d.queryPlanned(ctx, read, sliceSQL(shape, desc, &partition{}), args...)
+			if w.why != whyTail {
+				d.counters.add(w.why, 1) // the map could not vouch for this stretch
+			} else if len(out) > before {
+				d.counters.add(whyTail, 1)
+				p.forget(int64(f.TopicID)) // the map is behind: learn it again next time
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !checked && len(out) < f.Limit {
+		// Nothing read by a partition's name vouched that the map is
+		// current, and an incomplete page may be missing what a stale
+		// map sent nowhere: check the catalog against the database.
+		if err := d.checkCatalog(ctx, p, lastPart); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// maxRun is how many windows one statement reads together at most.
+const maxRun = 16
+
+// runOf is how many of the next windows one statement should read: those
+// whose segments together hold fewer messages than the page still needs,
+// each read by its name otherwise, so that a sparse topic's page is not a
+// statement per partition. Only windows of known size join a run.
+func runOf(todo []window, remaining int64) int {
+	n, rows := 0, int64(0)
+	for n < len(todo) && n < maxRun && todo[n].part >= 0 && todo[n].rows >= 0 && rows < remaining {
+		rows += todo[n].rows
+		n++
+	}
+	if n < 2 {
+		return 1
+	}
+	if rows < remaining && n < len(todo) && todo[n].part >= 0 {
+		n++ // the next window too, whatever its size: the page needs it
+	}
+	return n
+}
+
+// checkCatalog is errStale when the partition (the first one when part < 0)
+// was truncated or detached since the catalog was read.
+func (d *DB) checkCatalog(ctx context.Context, p *partitioned, part int) error {
+	parts := p.messages.parts
+	if len(parts) == 0 {
+		return nil
+	}
+	if part < 0 {
+		part = 0
+	}
+	var check int64
+	read := func(rows rowSource) error {
+		for rows.Next() {
+			if err := rows.Scan(&check); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
+	if err := d.query(ctx, read, checkPartitionSQL, parts[part].name); err != nil {
+		return err
+	}
+	if check != parts[part].filenode {
+		return errStale
+	}
+	return nil
+}
+
+// messageBySequenceV2 is the page of that one sequence number: exactly one
+// row or not found.
+func (d *DB) messageBySequenceV2(ctx context.Context, p *partitioned, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
+	rows, err := d.pageV2(ctx, p, MessageFilter{TopicID: topic, Limit: 2,
+		SequenceNumber: []model.Condition[int64]{{Op: model.OpEq, Value: seq}}})
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != 1 {
+		return nil, ErrNotFound
+	}
+	return &rows[0], nil
+}
+
+// byTimestampV2SQL reads the submit transaction first and joins the message
+// on the topic and time it names (the mirror node's poller's shape): on
+// Citus transaction is distributed by payer, not by topic. Both tables are
+// named by the partition that holds the time.
+func byTimestampV2SQL(tx, msg *partition) string {
+	k := [2]string{tx.name, msg.name}
+	if s, ok := byTimestampTexts.Load(k); ok {
+		return s.(string)
+	}
+	txTable, msgTable, check := tx.name, msg.name, msg.check
+	if txTable == "" {
+		txTable = "transaction"
+	}
+	if msgTable == "" {
+		msgTable, check = "topic_message", "0::bigint"
+	}
+	s := "WITH t AS MATERIALIZED (SELECT entity_id, consensus_timestamp FROM " + txTable +
+		" WHERE consensus_timestamp = $1 AND result = 22 AND type = 27) " +
+		"SELECT " + check + ", " + messageColumnsM + " FROM t JOIN " + msgTable +
+		" AS m ON m.topic_id = t.entity_id AND m.consensus_timestamp = t.consensus_timestamp LIMIT 2"
+	byTimestampTexts.Store(k, s)
+	return s
+}
+
+var byTimestampTexts sync.Map // [2]string{transaction partition, topic_message partition} → string
+
+// messageByTimestampV2 is MessageByTimestamp on the v2 layout.
+func (d *DB) messageByTimestampV2(ctx context.Context, p *partitioned, ts model.Timestamp) (*model.TopicMessage, error) {
+	if p.layout.Citus {
+		return d.messageByTimestampCitus(ctx, p, ts)
+	}
+	return fresh(ctx, d, p, func(p *partitioned) (*model.TopicMessage, error) {
+		tx, msg := p.transactions.at(int64(ts)), p.messages.at(int64(ts))
+		ms := make([]model.TopicMessage, 0, 2)
+		var got int64
+		read := func(rows rowSource) (err error) {
+			ms, err = scanMessageRows(rows, ms, []any{&got}, nil)
+			return err
+		}
+		var err error
+		if tx.name == "" || msg.name == "" {
+			// bounded by its constant: pruned when planned
+			err = d.queryPlanned(ctx, read, byTimestampV2SQL(tx, msg), int64(ts))
+		} else {
+			err = d.query(ctx, read, byTimestampV2SQL(tx, msg), int64(ts))
+		}
+		switch {
+		case err != nil:
+			return nil, err
+		case len(ms) > 0 && msg.name != "" && got != msg.filenode:
+			return nil, errStale
+		case len(ms) != 1:
+			return nil, ErrNotFound
+		}
+		return &ms[0], nil
+	})
+}
+
+// submitTopicV2SQL: the topic of the successful submit at a time, read
+// apart (transaction is distributed by payer on Citus, so this statement
+// goes to every shard, as the mirror node's own does).
+func submitTopicV2SQL(tx *partition) string {
+	table := tx.name
+	if table == "" {
+		table = "transaction"
+	}
+	return "SELECT entity_id FROM " + table + " WHERE consensus_timestamp = $1 AND result = 22 AND type = 27 LIMIT 2"
+}
+
+// messageByTimestampCitus is MessageByTimestamp as the mirror node's REST
+// reads it on Citus: the submit transaction first, then the message of its
+// topic, a statement routed to that topic's shard.
+func (d *DB) messageByTimestampCitus(ctx context.Context, p *partitioned, ts model.Timestamp) (*model.TopicMessage, error) {
+	var topics []int64
+	read := func(rows rowSource) error {
+		for rows.Next() {
+			var t pgtype.Int8
+			if err := rows.Scan(&t); err != nil {
+				return err
+			}
+			topics = append(topics, t.Int64)
+		}
+		return rows.Err()
+	}
+	tx := p.transactions.at(int64(ts))
+	var err error
+	if tx.name == "" {
+		err = d.queryPlanned(ctx, read, submitTopicV2SQL(tx), int64(ts))
+	} else {
+		err = d.query(ctx, read, submitTopicV2SQL(tx), int64(ts))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(topics) != 1 {
+		return nil, ErrNotFound
+	}
+	rows, err := d.pageV2(ctx, p, MessageFilter{TopicID: model.EntityID(topics[0]), Limit: 2,
+		Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpEq, Value: ts}}})
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != 1 {
+		return nil, ErrNotFound
+	}
+	return &rows[0], nil
+}
+
+// latestV2 is the newest message of a topic (nil when it has none): the
+// newest windows first.
+func (d *DB) latestV2(ctx context.Context, p *partitioned, topic model.EntityID) (*model.TopicMessage, error) {
+	rows, err := d.pageV2(ctx, p, MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc,
+		SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: math.MinInt64}}})
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0], nil
+}
+
+// activityWindowSQL: for each boundary, the first sequence number at or
+// after it in one window (-1 when the window has none), in the shape of
+// activitySQL.
+func activityWindowSQL(p *partition) string {
+	table, check, bounds := p.name, p.check, ""
+	if table == "" {
+		table, check, bounds = "topic_message", "0::bigint", " AND t.consensus_timestamp >= $3 AND t.consensus_timestamp < $4"
+	}
+	return "SELECT " + check + ", b.i, coalesce((SELECT t.sequence_number FROM " + table + " AS t WHERE t.topic_id = $1 " +
+		"AND t.consensus_timestamp >= b.ts" + bounds + " ORDER BY t.consensus_timestamp LIMIT 1), -1) " +
+		"FROM unnest($2::bigint[]) WITH ORDINALITY AS b(ts, i)"
+}
+
+// activityV2 is Activity on the v2 layout: the first sequence number at or
+// after each boundary, read window by window from the oldest window that
+// can hold it, stopping as soon as every boundary has one.
+func (d *DB) activityV2(ctx context.Context, p *partitioned, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
+	return fresh(ctx, d, p, func(p *partitioned) ([]int64, error) { return d.activityWindows(ctx, p, topic, bounds) })
+}
+
+func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
+	tm, err := d.topicMapOf(ctx, p, int64(topic))
+	if err != nil {
+		return nil, err
+	}
+	parts := p.messages.parts
+	firsts := make([]int64, len(bounds))
+	for i := range firsts {
+		firsts[i] = -1
+	}
+	checked := false
+	ws := tm.windowsAt(p, time.Now().UnixNano())
+	for n := 0; n < len(ws); n++ {
+		w := ws[n]
+		waiting := false // a boundary this window can answer
+		for i, b := range bounds {
+			waiting = waiting || (firsts[i] < 0 && int64(b) < w.hi)
+		}
+		if !waiting {
+			continue
+		}
+		// Three or more windows by name in a row are read as one
+		// statement over the time they span (each boundary's first
+		// message in it is its first message), not a statement each.
+		run := 0
+		for n+run < len(ws) && run < maxRun && ws[n+run].part >= 0 {
+			run++
+		}
+		if run >= 3 {
+			w = window{part: -1, lo: w.lo, hi: ws[n+run-1].hi, why: "run"}
+			n += run - 1
+		}
+		var pending []int64
+		var index []int
+		for i, b := range bounds {
+			if firsts[i] < 0 && int64(b) < w.hi {
+				pending, index = append(pending, max(int64(b), w.lo)), append(index, i)
+			}
+		}
+		if len(pending) == 0 {
+			continue
+		}
+		var check, k, seq int64
+		found := false
+		read := func(rows rowSource) error {
+			for rows.Next() {
+				if err := rows.Scan(&check, &k, &seq); err != nil {
+					return err
+				}
+				if seq >= 0 {
+					firsts[index[k-1]] = seq
+					found = true
+				}
+			}
+			return rows.Err()
+		}
+		if w.part >= 0 {
+			part := parts[w.part]
+			err = d.query(ctx, read, activityWindowSQL(&part), int64(topic), int64Array(pending))
+			if err == nil && found {
+				if check != part.filenode {
+					return nil, errStale
+				}
+				checked = true
+			}
+		} else {
+			err = d.queryPlanned(ctx, read, activityWindowSQL(&partition{}), int64(topic), int64Array(pending), w.lo, w.hi)
+			if w.why == whyTail && found {
+				p.forget(int64(topic))
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	var last *model.TopicMessage
+	for i := range firsts {
+		if firsts[i] >= 0 {
+			continue
+		}
+		// Past the last message: the first at or after is the last plus one.
+		if last == nil {
+			if last, err = d.latestV2(ctx, p, topic); err != nil {
+				return nil, err
+			}
+			checked = true // latestV2 checked what it read
+			if last == nil {
+				last = &model.TopicMessage{SequenceNumber: -1}
+			}
+		}
+		firsts[i] = last.SequenceNumber + 1
+	}
+	if !checked {
+		if err := d.checkCatalog(ctx, p, -1); err != nil {
+			return nil, err
+		}
+	}
+	return firsts, nil
+}
+
+// chunksV2 is the statement part of ChunksOf on the v2 layout: the
+// windows of sequence numbers of each topic, merged where they overlap or
+// meet (the windows of a page's messages mostly do), each read as one page
+// of its topic in sequence order; rows carry the (1-based) windows they were
+// asked for, a row in several windows once for each.
+func (d *DB) chunksV2(ctx context.Context, p *partitioned, topics, los, his []int64) (rows []model.TopicMessage, of []int64, err error) {
+	order := make([]int, len(topics))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool {
+		x, y := order[a], order[b]
+		if topics[x] != topics[y] {
+			return topics[x] < topics[y]
+		}
+		return los[x] < los[y]
+	})
+	for start := 0; start < len(order); {
+		first := order[start]
+		topic, lo, hi := topics[first], los[first], his[first]
+		end := start + 1
+		for end < len(order) && topics[order[end]] == topic && los[order[end]] <= hi+1 {
+			hi = max(hi, his[order[end]])
+			end++
+		}
+		page, err := d.pageV2(ctx, p, MessageFilter{TopicID: model.EntityID(topic), Limit: int(min(hi-lo+1, math.MaxInt32)),
+			SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: lo}, {Op: model.OpLte, Value: hi}}})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, m := range page {
+			if m.ChunkNum == nil {
+				continue
+			}
+			for _, k := range order[start:end] {
+				if los[k] <= m.SequenceNumber && m.SequenceNumber <= his[k] {
+					rows, of = append(rows, m), append(of, int64(k+1))
+				}
+			}
+		}
+		start = end
+	}
+	return rows, of, nil
+}
+
+// batchV2 runs one by one what v1 sends as a batch statement over
+// unnest(…): on Citus a multi-shard statement, and on partitions each key
+// wants partitions of its own.
+func batchV2[K comparable](ctx context.Context, keys []K, one func(context.Context, K) (*model.TopicMessage, error)) (map[K]*model.TopicMessage, error) {
+	out := make(map[K]*model.TopicMessage, len(keys))
+	for _, k := range keys {
+		if _, done := out[k]; done {
+			continue
+		}
+		m, err := one(ctx, k)
+		if err == ErrNotFound {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[k] = m
+	}
+	return out, nil
+}
+
+// latestAllV2 is LatestMessages on the v2 layout, a topic at a time.
+func (d *DB) latestAllV2(ctx context.Context, p *partitioned, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
+	out := make(map[model.EntityID]*model.TopicMessage, len(topics))
+	for _, t := range topics {
+		m, err := d.latestV2(ctx, p, t)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			out[t] = m
+		}
+	}
+	return out, nil
+}
+
+// pagesV2 is MessagesOfTopics on the v2 layout: a page per topic.
+func (d *DB) pagesV2(ctx context.Context, p *partitioned, topics []model.EntityID, f MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
+	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
+	sorted := append([]model.EntityID(nil), topics...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	for i, t := range sorted {
+		if i > 0 && t == sorted[i-1] {
+			continue
+		}
+		f.TopicID = t
+		rows, err := d.pageV2(ctx, p, f)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) > 0 {
+			out[t] = rows
+		}
+	}
+	return out, nil
+}
+
+// pollHead is the ledger's head read by the last poll: the next poll looks
+// for the head from there on.
+type pollHead struct {
+	mu sync.Mutex
+	ts int64
+}
+
+func (h *pollHead) get() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.ts
+}
+
+func (h *pollHead) set(ts int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ts = ts
+}

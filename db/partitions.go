@@ -1,0 +1,185 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// On the v2 layout a statement on topic_message or transaction that does not
+// name its partitions pays for every partition at each execution: a generic
+// plan locks and opens all of them before run-time pruning, and a custom plan
+// is planned over all those it cannot prune (v2-layout.md). So the query
+// layer keeps a catalog of the partitions with their consensus_timestamp
+// bounds, reads a partition by its own name where it knows which one holds
+// the rows (a prepared statement per partition, as cheap as the flat
+// table), and reads the parent table only with constant bounds, planned for
+// them, where it does not know.
+
+// partition is one partition of a time-partitioned table.
+type partition struct {
+	name     string // as SQL: schema and name, each quoted by pgx.Identifier when the catalog is read
+	rel      string // the bare relation name (topic_message_lookup.partition holds it)
+	lo, hi   int64  // consensus_timestamp bounds [lo, hi); MINVALUE and MAXVALUE as the int64 extremes
+	filenode int64  // pg_relation_filenode when the catalog was read: TRUNCATE gives a new one
+	empty    bool   // had no storage at all when the catalog was read (never written)
+	check    string // checkSQL of the partition
+}
+
+// partitionSet is one table's partitions, ordered by their bounds.
+type partitionSet struct {
+	parent string
+	parts  []partition
+}
+
+// find is the index of the partition holding ts, or -1.
+func (s *partitionSet) find(ts int64) int {
+	i := sort.Search(len(s.parts), func(i int) bool { return s.parts[i].hi > ts || s.parts[i].hi == math.MaxInt64 })
+	if i < len(s.parts) && s.parts[i].lo <= ts {
+		return i
+	}
+	return -1
+}
+
+// at is the partition that holds ts, or the zero partition (read the
+// parent) when none does or the table is not partitioned.
+func (s *partitionSet) at(ts int64) *partition {
+	if i := s.find(ts); i >= 0 {
+		return &s.parts[i]
+	}
+	return &partition{}
+}
+
+// partitioned is what the query layer knows of a v2 database: its layout,
+// its partitions, and each topic's partitions (topic maps), learned once.
+type partitioned struct {
+	layout       Layout
+	messages     partitionSet
+	transactions partitionSet
+
+	maps    sync.Map     // topic id (int64) → *topicMap
+	mapsLen atomic.Int64 // entries in maps, roughly
+}
+
+// partitionsSQL lists a table's partitions with their bounds and storage.
+const partitionsSQL = "SELECT n.nspname::text, c.relname::text, coalesce(pg_get_expr(c.relpartbound, c.oid), ''), " +
+	"coalesce(pg_relation_filenode(c.oid), 0)::bigint, pg_relation_size(c.oid) = 0 " +
+	"FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid JOIN pg_namespace AS n ON n.oid = c.relnamespace WHERE i.inhparent = to_regclass(?)"
+
+// boundRE reads a range partition's bound, "FOR VALUES FROM ('…') TO ('…')".
+var boundRE = regexp.MustCompile(`^FOR VALUES FROM \((.+)\) TO \((.+)\)$`)
+
+// parseBound is one side of a range bound: MINVALUE, MAXVALUE or a number.
+func parseBound(s string) (int64, error) {
+	switch s = strings.Trim(strings.TrimSpace(s), "'"); strings.ToUpper(s) {
+	case "MINVALUE":
+		return math.MinInt64, nil
+	case "MAXVALUE":
+		return math.MaxInt64, nil
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+// parsePartition reads one row of partitionsSQL; ok is false for a partition
+// whose bound is not a single bigint range (a DEFAULT partition, a list or
+// multi-column bound): the catalog cannot route reads to such a layout.
+func parsePartition(name, rel, bound string, filenode int64) (p partition, ok bool) {
+	m := boundRE.FindStringSubmatch(bound)
+	if m == nil || strings.Contains(m[1], ",") || strings.Contains(m[2], ",") {
+		return partition{}, false
+	}
+	lo, err1 := parseBound(m[1])
+	hi, err2 := parseBound(m[2])
+	if err1 != nil || err2 != nil || lo >= hi {
+		return partition{}, false
+	}
+	p = partition{name: name, rel: rel, lo: lo, hi: hi, filenode: filenode}
+	p.check = checkSQL(&p)
+	return p, true
+}
+
+// loadPartitionSet reads the partitions of table. A partitioned table whose
+// partitions the catalog cannot route to (a DEFAULT partition, overlapping
+// or sub-partitioned ones) comes back with no partitions: every read then
+// goes to the parent, bounded, as on a table of unknown layout.
+func (d *DB) loadPartitionSet(ctx context.Context, table string, partitioned bool) (partitionSet, error) {
+	s := partitionSet{parent: table}
+	if !partitioned {
+		return s, nil
+	}
+	rows, err := d.bun.QueryContext(ctx, partitionsSQL, table)
+	if err != nil {
+		return s, fmt.Errorf("partitions of %s: %w", table, err)
+	}
+	defer rows.Close()
+	routable := true
+	for rows.Next() {
+		var schema, rel, bound string
+		var filenode int64
+		var empty bool
+		if err := rows.Scan(&schema, &rel, &bound, &filenode, &empty); err != nil {
+			return s, fmt.Errorf("partitions of %s: %w", table, err)
+		}
+		// The name goes into SQL text: quoted here, once, as an identifier.
+		p, ok := parsePartition(pgx.Identifier{schema, rel}.Sanitize(), rel, bound, filenode)
+		p.empty = empty
+		routable = routable && ok
+		s.parts = append(s.parts, p)
+	}
+	if err := rows.Err(); err != nil {
+		return s, fmt.Errorf("partitions of %s: %w", table, err)
+	}
+	sort.Slice(s.parts, func(i, j int) bool { return s.parts[i].lo < s.parts[j].lo })
+	for i := 1; i < len(s.parts) && routable; i++ {
+		routable = s.parts[i-1].hi <= s.parts[i].lo
+	}
+	if !routable {
+		s.parts = nil
+	}
+	return s, nil
+}
+
+// loadPartitions reads the catalog of a v2 database.
+func (d *DB) loadPartitions(ctx context.Context, l Layout) (*partitioned, error) {
+	p := &partitioned{layout: l}
+	var err error
+	if p.messages, err = d.loadPartitionSet(ctx, "topic_message", l.MessagesPartitioned); err != nil {
+		return nil, err
+	}
+	if p.transactions, err = d.loadPartitionSet(ctx, "transaction", l.TransactionsPartitioned); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// relearn reads the catalog again (a partition was added, detached or
+// truncated): the topic maps start afresh with it. Concurrent calls share
+// one reading.
+func (d *DB) relearn(ctx context.Context, seen *partitioned) (*partitioned, error) {
+	d.relearnMu.Lock()
+	defer d.relearnMu.Unlock()
+	if cur := d.parts.Load(); cur != seen {
+		return cur, nil // someone else read it meanwhile
+	}
+	next, err := d.loadPartitions(ctx, seen.layout)
+	if err != nil {
+		return nil, err
+	}
+	d.parts.Store(next)
+	return next, nil
+}
+
+// isUndefinedTable: the statement named a relation that no longer exists
+// (a partition dropped since the catalog was read).
+func isUndefinedTable(err error) bool {
+	code, ok := sqlState(err)
+	return ok && code == "42P01"
+}

@@ -1,0 +1,139 @@
+package db
+
+import (
+	"math"
+	"testing"
+)
+
+func TestParsePartition(t *testing.T) {
+	cases := []struct {
+		name, bound string
+		lo, hi      int64
+		ok          bool
+	}{
+		{"month", "FOR VALUES FROM ('1567296000000000000') TO ('1569888000000000000')", 1567296000000000000, 1569888000000000000, true},
+		{"first", "FOR VALUES FROM (MINVALUE) TO ('1569888000000000000')", math.MinInt64, 1569888000000000000, true},
+		{"last", "FOR VALUES FROM ('1569888000000000000') TO (MAXVALUE)", 1569888000000000000, math.MaxInt64, true},
+		{"unquoted", "FOR VALUES FROM (5) TO (10)", 5, 10, true},
+		{"default partition", "DEFAULT", 0, 0, false},
+		{"list partition", "FOR VALUES IN ('1', '2')", 0, 0, false},
+		{"two columns", "FOR VALUES FROM ('1', '2') TO ('3', '4')", 0, 0, false},
+		{"empty", "FOR VALUES FROM ('10') TO ('10')", 0, 0, false},
+		{"not a number", "FOR VALUES FROM ('x') TO ('10')", 0, 0, false},
+		{"overflow", "FOR VALUES FROM ('99999999999999999999') TO ('1')", 0, 0, false},
+		{"nothing", "", 0, 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, ok := parsePartition(`"public"."p"`, "p", c.bound, 7)
+			if ok != c.ok || (ok && (p.lo != c.lo || p.hi != c.hi || p.filenode != 7 || p.check == "")) {
+				t.Errorf("parsePartition(%q) = %+v, %t; want [%d, %d), %t", c.bound, p, ok, c.lo, c.hi, c.ok)
+			}
+		})
+	}
+}
+
+// FuzzParsePartition: any bound text is read or refused, never a panic,
+// and what is read is a non-empty range.
+func FuzzParsePartition(f *testing.F) {
+	for _, s := range []string{"FOR VALUES FROM ('1') TO ('2')", "FOR VALUES FROM (MINVALUE) TO (MAXVALUE)", "DEFAULT", "FOR VALUES FROM (') TO (')"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, bound string) {
+		if p, ok := parsePartition("x", "x", bound, 0); ok && p.lo >= p.hi {
+			t.Fatalf("%q: empty range [%d, %d)", bound, p.lo, p.hi)
+		}
+	})
+}
+
+// months are n partitions of width 10 from 0, the first from MINVALUE and
+// the last to MAXVALUE.
+func months(n int) []partition {
+	var out []partition
+	for i := 0; i < n; i++ {
+		p := partition{name: "p", lo: int64(i) * 10, hi: int64(i+1) * 10}
+		if i == 0 {
+			p.lo = math.MinInt64
+		}
+		if i == n-1 {
+			p.hi = math.MaxInt64
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// TestWindows covers consensus time: every partition that may hold a
+// message of the topic is in exactly one window, in order.
+func TestWindows(t *testing.T) {
+	parts := months(10)
+	for i := 7; i < 10; i++ {
+		parts[i].empty = true // the future: never written
+	}
+	p := &partitioned{messages: partitionSet{parts: parts}}
+	seg := func(part int, seqLo, seqHi int64) segment {
+		lo := parts[part].lo
+		if part == 0 {
+			lo = -5
+		}
+		return segment{part: part, seqLo: seqLo, seqHi: seqHi, tsLo: lo + 1, tsHi: lo + 3}
+	}
+	type win struct {
+		part         int
+		why          string
+		seqLo, seqHi int64
+	}
+	cases := []struct {
+		name   string
+		m      topicMap
+		now    int64
+		want   []win
+		wantTo int64
+	}{
+		{"lookup, contiguous", topicMap{lookup: true, learned: 65, segs: []segment{seg(1, 1, 5), seg(3, 5, 9)}}, 65,
+			[]win{{1, "", math.MinInt64, 5}, {3, "", 5, math.MaxInt64}, {6, "", 9, math.MaxInt64}}, 70},
+		{"lookup, missing row between", topicMap{lookup: true, learned: 65, segs: []segment{seg(1, 1, 5), seg(4, 9, 12)}}, 65,
+			[]win{{1, "", math.MinInt64, 9}, {-1, whyGap, 5, 9}, {4, "", 5, math.MaxInt64}, {6, "", 12, math.MaxInt64}}, 70},
+		{"lookup, not from 1", topicMap{lookup: true, learned: 65, segs: []segment{seg(2, 4, 5)}}, 65,
+			[]win{{-1, whyHead, math.MinInt64, 4}, {2, "", math.MinInt64, math.MaxInt64}, {6, "", 5, math.MaxInt64}}, 70},
+		{"lookup, nothing", topicMap{lookup: true, learned: 65}, 65,
+			[]win{{-1, whyEmpty, math.MinInt64, math.MaxInt64}}, math.MaxInt64},
+		{"learned, gaps are known empty", topicMap{learned: 65, segs: []segment{seg(1, 1, 5), seg(4, 9, 12)}}, 65,
+			[]win{{1, "", math.MinInt64, 9}, {4, "", 5, math.MaxInt64}, {6, "", 12, math.MaxInt64}}, 70},
+		{"learned, nothing: the tail alone", topicMap{learned: 65}, 65,
+			[]win{{6, "", math.MinInt64, math.MaxInt64}}, 70},
+		{"a later partition becomes current", topicMap{learned: 65}, 75,
+			[]win{{6, "", math.MinInt64, math.MaxInt64}, {7, "", math.MinInt64, math.MaxInt64}}, 80},
+		{"segment in the tail", topicMap{lookup: true, learned: 65, segs: []segment{seg(1, 1, 5), seg(6, 5, 9)}}, 65,
+			[]win{{1, "", math.MinInt64, 5}, {6, "", 5, math.MaxInt64}}, 70},
+		{"detached partition's segment", topicMap{lookup: true, learned: 65, segs: []segment{{part: -1, seqLo: 1, seqHi: 5}, seg(2, 5, 9)}}, 65,
+			[]win{{-1, whyHead, math.MinInt64, 5}, {2, "", math.MinInt64, math.MaxInt64}, {6, "", 9, math.MaxInt64}}, 70},
+	}
+	for i := range cases {
+		c := &cases[i]
+		t.Run(c.name, func(t *testing.T) {
+			c.m.learned += commitLag // the tail starts at 65: partition 6
+			ws, until := c.m.windows(p, c.now)
+			var got []win
+			for _, w := range ws {
+				got = append(got, win{w.part, w.why, w.seqLo, w.seqHi})
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("windows %+v, want %+v", got, c.want)
+			}
+			for i := range got {
+				if got[i] != c.want[i] {
+					t.Fatalf("window %d: %+v, want %+v (all: %+v)", i, got[i], c.want[i], got)
+				}
+			}
+			if until != c.wantTo {
+				t.Errorf("until %d, want %d", until, c.wantTo)
+			}
+			for i := 1; i < len(ws); i++ {
+				if ws[i].lo < ws[i-1].hi {
+					t.Errorf("windows %d and %d overlap: %+v %+v", i-1, i, ws[i-1], ws[i])
+				}
+			}
+		})
+	}
+}

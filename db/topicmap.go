@@ -1,0 +1,310 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"mirrorql/model"
+)
+
+// A topic map says, for one topic, which partitions hold which of its
+// sequence numbers and timestamps: the rows of topic_message_lookup where the
+// importer keeps it, else learned from the partitions themselves (min and max
+// of each, on their indexes). It is learned once per topic and kept: the
+// importer writes a topic's messages in consensus order, so a partition the
+// map has seen in the past does not change, and what came after the map was
+// learned lies past its newest segment, where every read also looks (the
+// tail). A TRUNCATE (a database reset) gives the partitions new storage:
+// reads notice the new filenode and start afresh.
+
+// segment: the topic's sequence numbers [seqLo, seqHi) live in partition
+// part (an index into the catalog, -1 when no partition holds that time any
+// more), between the timestamps [tsLo, tsHi).
+type segment struct {
+	part         int
+	seqLo, seqHi int64
+	tsLo, tsHi   int64
+}
+
+// topicMap is one topic's segments, in sequence order, as learned at a time.
+type topicMap struct {
+	segs    []segment
+	learned int64 // when, in Unix nanoseconds
+	lookup  bool  // learned from topic_message_lookup, which may lack rows
+
+	mu      sync.Mutex
+	ws      []window // the windows, until wsUntil (a partition becomes current then)
+	wsUntil int64
+}
+
+// Timing of the maps. A map vouches for the messages written before it was
+// learned, less commitLag: the importer commits a message (and its lookup
+// row) within that much consensus time of its timestamp. Everything later
+// is the tail, read on every request. A map is learned again after mapTTL,
+// so that the tail stays a partition or two.
+const (
+	commitLag = int64(time.Hour)
+	mapTTL    = int64(10 * time.Minute)
+)
+
+// maxTopicMaps bounds the maps kept; past it they are forgotten all at once
+// (a map costs a statement to learn again).
+const maxTopicMaps = 100_000
+
+// lookupSQL: the topic's rows of topic_message_lookup (its primary key).
+const lookupSQL = "SELECT partition, lower(sequence_number_range), upper(sequence_number_range), " +
+	"lower(timestamp_range), upper(timestamp_range) FROM topic_message_lookup WHERE topic_id = $1"
+
+// topicMapOf is the map of topic, learned on first use.
+func (d *DB) topicMapOf(ctx context.Context, p *partitioned, topic int64) (*topicMap, error) {
+	if m, ok := p.maps.Load(topic); ok && time.Now().UnixNano()-m.(*topicMap).learned < mapTTL {
+		return m.(*topicMap), nil
+	}
+	m, err := d.learnTopicMap(ctx, p, topic)
+	if err != nil {
+		return nil, err
+	}
+	if p.mapsLen.Add(1) > maxTopicMaps {
+		p.maps.Clear()
+		p.mapsLen.Store(0)
+	}
+	p.maps.Store(topic, m)
+	return m, nil
+}
+
+// forget drops the topic's map: its tail held messages, so it is behind.
+func (p *partitioned) forget(topic int64) { p.maps.Delete(topic) }
+
+// learnTopicMap reads the topic's map from the lookup or the partitions.
+func (d *DB) learnTopicMap(ctx context.Context, p *partitioned, topic int64) (*topicMap, error) {
+	learned := time.Now().UnixNano()
+	var segs []segment
+	read := func(rows rowSource) error {
+		for rows.Next() {
+			var rel pgtype.Text
+			var seqLo, seqHi, tsLo, tsHi pgtype.Int8
+			if err := rows.Scan(&rel, &seqLo, &seqHi, &tsLo, &tsHi); err != nil {
+				return err
+			}
+			if !seqLo.Valid || !seqHi.Valid || !tsLo.Valid || !tsHi.Valid || seqLo.Int64 >= seqHi.Int64 || tsLo.Int64 >= tsHi.Int64 {
+				continue // an empty or unbounded range vouches for nothing
+			}
+			segs = append(segs, segment{seqLo: seqLo.Int64, seqHi: seqHi.Int64, tsLo: tsLo.Int64, tsHi: tsHi.Int64})
+		}
+		return rows.Err()
+	}
+	lookup := p.layout.UseLookup
+	if lookup {
+		if err := d.query(ctx, read, lookupSQL, topic); err != nil {
+			return nil, fmt.Errorf("partitions of topic %d: %w", topic, err)
+		}
+		if len(segs) == 0 {
+			// The lookup knows nothing of the topic: it has no message, or
+			// the lookup lacks its rows. Learn from the partitions, rather
+			// than read every partition at every request.
+			lookup = false
+			d.counters.add(whyEmpty, 1)
+		}
+	}
+	// A statement per probeChunk partitions: each holds a lock on every
+	// partition and index it names until it ends, and the server's lock
+	// table is shared by all its connections.
+	parts := p.messages.parts
+	for i := 0; !lookup && i < len(parts); i += probeChunk {
+		if err := d.query(ctx, read, probeSQL(parts[i:min(i+probeChunk, len(parts))]), topic); err != nil {
+			return nil, fmt.Errorf("partitions of topic %d: %w", topic, err)
+		}
+	}
+	for i := range segs {
+		// The partition is the one that holds the timestamps: the lookup's
+		// partition name is not needed, and a row naming a partition that
+		// was detached or renamed cannot send a read astray.
+		segs[i].part = p.messages.find(segs[i].tsLo)
+		if segs[i].part >= 0 && p.messages.find(segs[i].tsHi-1) != segs[i].part {
+			segs[i].part = -2 // spans partitions: inconsistent, read by bounds
+		}
+	}
+	sort.Slice(segs, func(i, j int) bool { return segs[i].seqLo < segs[j].seqLo })
+	return &topicMap{segs: segs, learned: learned, lookup: lookup}, nil
+}
+
+// probeChunk is how many partitions one probe statement reads.
+const probeChunk = 12
+
+// probeSQL learns a topic's segments from the partitions themselves: the
+// min and max of each partition's indexes for the topic (four index probes
+// a partition), for a database whose lookup is not kept. Sent once per topic.
+func probeSQL(parts []partition) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteString(" UNION ALL ")
+		}
+		b.WriteString("SELECT " + quoteLiteral(p.rel) + "::text, min(sequence_number), max(sequence_number) + 1, " +
+			"min(consensus_timestamp), max(consensus_timestamp) + 1 FROM " + p.name + " WHERE topic_id = $1")
+	}
+	return b.String()
+}
+
+// quoteLiteral is s as an SQL string literal.
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// window is a stretch of consensus time read by one statement: one
+// partition by its name (part >= 0), or the parent table bounded by
+// [lo, hi) (part < 0) where the map cannot name the partitions. The topic's
+// messages in it have sequence numbers in [seqLo, seqHi).
+type window struct {
+	part         int
+	lo, hi       int64
+	seqLo, seqHi int64
+	why          string // for a parent window: what the map could not vouch for
+	rows         int64  // how many of the topic's messages its segments hold; -1 unknown
+}
+
+// Reasons a window reads the parent table.
+const (
+	whyTail  = "tail"  // past the newest segment: the newest messages, or a lookup that lags
+	whyHead  = "head"  // before the oldest segment, which does not start at sequence number 1
+	whyGap   = "gap"   // between two segments whose sequence numbers do not meet (a missing lookup row)
+	whySpan  = "span"  // a segment whose timestamps span partitions
+	whyEmpty = "empty" // a topic with no segment at all
+)
+
+// windowsAt are the windows of the map at time now, computed once until a
+// partition becomes current.
+func (m *topicMap) windowsAt(p *partitioned, now int64) []window {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ws == nil || now >= m.wsUntil {
+		m.ws, m.wsUntil = m.windows(p, now)
+	}
+	return m.ws
+}
+
+// windows covers consensus time for the topic, in order, each partition at
+// most once: the partitions of its segments by name; the partitions of the
+// tail (from the one holding the map's learning time less commitLag, up to
+// the current one, and any later one that held rows when the catalog was
+// read) by name; and, from a lookup, by bounds what lies before and between
+// its segments where the lookup lacks rows. until is when a partition
+// becomes current and the windows must be computed again.
+func (m *topicMap) windows(p *partitioned, now int64) (out []window, until int64) {
+	parts := p.messages.parts
+	until = math.MaxInt64
+	whole := []window{{part: -1, lo: math.MinInt64, hi: math.MaxInt64, seqLo: math.MinInt64, seqHi: math.MaxInt64, why: whyEmpty, rows: -1}}
+	if len(parts) == 0 || (m.lookup && len(m.segs) == 0) {
+		// Nothing routable, or a lookup that knows nothing of the topic
+		// (it may lack its rows): read everything.
+		return whole, until
+	}
+	// The tail: partitions from tailFrom on.
+	tailFrom := sort.Search(len(parts), func(i int) bool { return parts[i].hi > m.learned-commitLag })
+	// Group the segments before the tail by partition, dropping those whose
+	// time no partition holds (nothing of theirs is in the table any more).
+	type group struct {
+		first, last  int // partition indexes (equal but for a span)
+		seqLo, seqHi int64
+		rows         int64
+	}
+	var groups []group
+	tailSeq := int64(math.MaxInt64) // the lowest sequence number a segment in the tail starts at
+	for _, s := range m.segs {
+		first, last := s.part, s.part
+		switch {
+		case s.part == -1:
+			continue
+		case s.part == -2:
+			first, last = findPart(parts, s.tsLo), findPart(parts, s.tsHi-1)
+			if first < 0 || last < 0 {
+				continue
+			}
+		}
+		if last >= tailFrom {
+			tailSeq = min(tailSeq, s.seqLo)
+			if first >= tailFrom {
+				continue
+			}
+			last = tailFrom - 1 // its part in the tail is read as the tail
+		}
+		if n := len(groups); n > 0 && first <= groups[n-1].last {
+			g := &groups[n-1] // the same partition again (or an inconsistent overlap)
+			g.last = max(g.last, last)
+			g.seqHi = max(g.seqHi, s.seqHi)
+			g.rows += s.seqHi - s.seqLo
+			continue
+		}
+		groups = append(groups, group{first: first, last: last, seqLo: s.seqLo, seqHi: s.seqHi, rows: s.seqHi - s.seqLo})
+	}
+	below := int64(math.MinInt64) // sequence numbers vouched for before the window
+	if m.lookup && len(groups) > 0 && groups[0].seqLo > 1 {
+		if lo := parts[groups[0].first].lo; lo > math.MinInt64 {
+			out = append(out, window{part: -1, lo: math.MinInt64, hi: lo, seqLo: math.MinInt64, seqHi: groups[0].seqLo, why: whyHead, rows: -1})
+		}
+	}
+	for i, g := range groups {
+		if i > 0 {
+			prev := groups[i-1]
+			// From a lookup, sequence numbers that do not meet may be in
+			// the partitions between, which it has no row for. Learned
+			// from the partitions, those partitions hold none of the
+			// topic's messages.
+			if m.lookup && prev.seqHi < g.seqLo && prev.last+1 < g.first {
+				out = append(out, window{part: -1, lo: parts[prev.last+1].lo, hi: parts[g.first].lo,
+					seqLo: prev.seqHi, seqHi: g.seqLo, why: whyGap, rows: -1})
+			}
+			below = prev.seqHi
+		}
+		above := tailSeq
+		if i+1 < len(groups) {
+			above = groups[i+1].seqLo
+		}
+		w := window{part: g.first, lo: parts[g.first].lo, hi: parts[g.last].hi, seqLo: below, seqHi: above, rows: g.rows}
+		if g.first != g.last {
+			w.part, w.why = -1, whySpan
+		}
+		out = append(out, w)
+	}
+	// The tail holds what comes after the groups' sequence numbers.
+	below = math.MinInt64
+	if len(groups) > 0 {
+		below = min(groups[len(groups)-1].seqHi, tailSeq)
+	}
+	// The tail, partition by partition: those that are current or past,
+	// and later ones that held rows when the catalog was read (test data;
+	// the importer writes the present).
+	for i := tailFrom; i < len(parts); i++ {
+		if parts[i].lo > now && parts[i].empty {
+			until = min(until, parts[i].lo)
+			continue
+		}
+		w := window{part: i, lo: parts[i].lo, hi: parts[i].hi, seqLo: below, seqHi: math.MaxInt64, rows: -1}
+		if p.layout.Citus {
+			// A Citus coordinator does not know its partitions' sizes:
+			// one bounded read of the whole tail, routed by Citus.
+			w = window{part: -1, lo: parts[tailFrom].lo, hi: math.MaxInt64, seqLo: below, seqHi: math.MaxInt64, why: whyTail, rows: -1}
+			out = append(out, w)
+			break
+		}
+		out = append(out, w)
+	}
+	return out, until
+}
+
+// findPart is partitionSet.find over a slice.
+func findPart(parts []partition, ts int64) int {
+	s := partitionSet{parts: parts}
+	return s.find(ts)
+}
+
+// overlaps: the window may hold messages of the range of sequence numbers
+// [seq.Lo, seq.Hi] and of timestamps [ts.Lo, ts.Hi] (inclusive).
+func (w window) overlaps(seq, ts model.Range) bool {
+	return w.seqLo <= seq.Hi && seq.Lo < w.seqHi && w.lo <= ts.Hi && ts.Lo < w.hi
+}

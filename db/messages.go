@@ -57,7 +57,10 @@ func (d *DB) MessageBySequence(ctx context.Context, topic model.EntityID, seq in
 	var m *model.TopicMessage
 	var err error
 	if p := d.v2(); p != nil {
-		// each lookup reads the partition its topic's map names: no batch
+		// Each lookup reads the partition its topic's map names, on a
+		// connection of its own: the coalescer's batches, spread over as
+		// many partitions as lookups, would be slower than the lookups
+		// side by side (and on Citus, multi-shard statements).
 		m, err = d.messageBySequenceV2(ctx, p, topic, seq)
 	} else {
 		m, err = d.bySequence.get(ctx, TopicSequence{topic, seq})
@@ -102,9 +105,7 @@ func (d *DB) oneMessage(ctx context.Context, query string, args ...any) (*model.
 // messages are absent from the map.
 func (d *DB) MessagesBySequence(ctx context.Context, keys []TopicSequence) (map[TopicSequence]*model.TopicMessage, error) {
 	if p := d.v2(); p != nil {
-		return batchV2(ctx, keys, func(ctx context.Context, k TopicSequence) (*model.TopicMessage, error) {
-			return d.messageBySequenceV2(ctx, p, k.TopicID, k.SequenceNumber)
-		})
+		return d.messagesBySequenceV2(ctx, p, keys)
 	}
 	out := make(map[TopicSequence]*model.TopicMessage, len(keys))
 	if len(keys) == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -103,6 +104,44 @@ func sliceSQL(shape pageShape, desc bool, p *partition) string {
 	return s
 }
 
+// runSQL is sliceSQL over several partitions at once, each by its name: a
+// UNION ALL whose branches carry the page's conditions, merged in the
+// page's order under its limit. Its first column is 0 (the check is left to
+// the reads by a single name, and to checkCatalog).
+func runSQL(shape pageShape, desc bool, ps []*partition) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.name
+	}
+	k := sliceKey{shape: shape, desc: desc, table: "run:" + strings.Join(names, ",")}
+	if s, ok := sliceTexts.Load(k); ok {
+		return s.(string)
+	}
+	conds, order, limit := pageSequenceRange, "sequence_number", "$5"
+	switch shape {
+	case shapeTimestamp:
+		conds, order = pageTimestampRange, "consensus_timestamp"
+	case shapeMixed:
+		conds, order, limit = pageBothRanges, "consensus_timestamp", "$8"
+	}
+	dir := " ASC"
+	if desc {
+		dir = " DESC"
+	}
+	var b strings.Builder
+	b.WriteString("SELECT 0::bigint, " + messageColumnsM + " FROM (")
+	for i, name := range names {
+		if i > 0 {
+			b.WriteString(" UNION ALL ")
+		}
+		b.WriteString("SELECT " + messageColumns + " FROM " + name + " WHERE topic_id = $1" + conds)
+	}
+	b.WriteString(") AS m ORDER BY m." + order + dir + " LIMIT " + limit)
+	s := b.String()
+	sliceTexts.Store(k, s)
+	return s
+}
+
 // errStale: the catalog no longer matches the database; read it again and
 // answer anew.
 var errStale = fmt.Errorf("partition catalog is stale")
@@ -170,9 +209,11 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f MessageFilter) (
 			break
 		}
 		w, run := todo[0], runOf(todo, remaining)
-		spanLo, spanHi := w.lo, w.hi
+		var runParts []*partition
 		for _, x := range todo[:run] {
-			spanLo, spanHi = min(spanLo, x.lo), max(spanHi, x.hi)
+			if run > 1 {
+				runParts = append(runParts, &parts[x.part])
+			}
 		}
 		todo = todo[run:]
 		args := make([]any, 0, 10)
@@ -194,10 +235,9 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f MessageFilter) (
 		switch {
 		case run > 1:
 			// Several windows too small to fill the page alone (a sparse
-			// topic): one statement over the time they span, pruned to
-			// those partitions when planned.
-			args = append(args, spanLo, spanHi)
-			err = d.queryPlanned(ctx, read, sliceSQL(shape, desc, &partition{}), args...)
+			// topic): one prepared statement over their partitions, by
+			// name (UNION ALL), rather than a statement each.
+			err = d.query(ctx, read, runSQL(shape, desc, runParts), args...)
 		case w.part >= 0:
 			part := parts[w.part]
 			lastPart = w.part
@@ -429,6 +469,20 @@ func activityWindowSQL(p *partition) string {
 		"FROM unnest($2::bigint[]) WITH ORDINALITY AS b(ts, i)"
 }
 
+// activityRunSQL is activityWindowSQL over several partitions by name: a
+// probe of each in time order, the first that finds a message answering
+// (coalesce stops there).
+func activityRunSQL(ps []*partition) string {
+	var b strings.Builder
+	b.WriteString("SELECT 0::bigint, b.i, coalesce(")
+	for _, p := range ps {
+		b.WriteString("(SELECT t.sequence_number FROM " + p.name + " AS t WHERE t.topic_id = $1 " +
+			"AND t.consensus_timestamp >= b.ts ORDER BY t.consensus_timestamp LIMIT 1), ")
+	}
+	b.WriteString("-1) FROM unnest($2::bigint[]) WITH ORDINALITY AS b(ts, i)")
+	return b.String()
+}
+
 // activityV2 is Activity on the v2 layout: the first sequence number at or
 // after each boundary, read window by window from the oldest window that
 // can hold it, stopping as soon as every boundary has one.
@@ -464,7 +518,11 @@ func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.En
 		for n+run < len(ws) && run < maxRun && ws[n+run].part >= 0 {
 			run++
 		}
+		var runParts []*partition
 		if run >= 3 {
+			for _, x := range ws[n : n+run] {
+				runParts = append(runParts, &parts[x.part])
+			}
 			w = window{part: -1, lo: w.lo, hi: ws[n+run-1].hi, why: "run"}
 			n += run - 1
 		}
@@ -492,7 +550,9 @@ func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.En
 			}
 			return rows.Err()
 		}
-		if w.part >= 0 {
+		if runParts != nil {
+			err = d.query(ctx, read, activityRunSQL(runParts), int64(topic), int64Array(pending))
+		} else if w.part >= 0 {
 			part := parts[w.part]
 			err = d.query(ctx, read, activityWindowSQL(&part), int64(topic), int64Array(pending))
 			if err == nil && found {
@@ -579,6 +639,100 @@ func (d *DB) chunksV2(ctx context.Context, p *partitioned, topics, los, his []in
 		start = end
 	}
 	return rows, of, nil
+}
+
+// bySequenceBatchSQL is messagesBySequenceSQL on one partition, by name,
+// with the partition's check first.
+func bySequenceBatchSQL(part *partition) string {
+	if s, ok := batchTexts.Load(part.name); ok {
+		return s.(string)
+	}
+	s := "SELECT " + part.check + ", " + messageColumnsM + " FROM unnest($1::bigint[], $2::bigint[]) AS k(topic_id, sequence_number) " +
+		"JOIN " + part.name + " AS m ON m.topic_id = k.topic_id AND m.sequence_number = k.sequence_number"
+	batchTexts.Store(part.name, s)
+	return s
+}
+
+var batchTexts sync.Map // partition name → bySequenceBatchSQL
+
+// messagesBySequenceV2 is MessagesBySequence on the v2 layout: the keys
+// whose topic's map names one partition for them are looked up together,
+// a statement per partition (the coalescer's batches, a GraphQL loader's);
+// the others, and any a batch did not find exactly once, one by one. On
+// Citus every key is one by one: several topics in one statement would go
+// to every shard.
+func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []TopicSequence) (map[TopicSequence]*model.TopicMessage, error) {
+	one := func(ctx context.Context, k TopicSequence) (*model.TopicMessage, error) {
+		return d.messageBySequenceV2(ctx, p, k.TopicID, k.SequenceNumber)
+	}
+	if p.layout.Citus || len(keys) < 2 {
+		return batchV2(ctx, keys, one)
+	}
+	now := time.Now().UnixNano()
+	byPart := map[int][]TopicSequence{}
+	var rest []TopicSequence
+	for _, k := range keys {
+		tm, err := d.topicMapOf(ctx, p, int64(k.TopicID))
+		if err != nil {
+			return nil, err
+		}
+		part, n := -1, 0
+		seq := model.Range{Lo: k.SequenceNumber, Hi: k.SequenceNumber}
+		for _, w := range tm.windowsAt(p, now) {
+			if w.overlaps(seq, model.Range{Lo: math.MinInt64, Hi: math.MaxInt64}) {
+				part, n = w.part, n+1
+			}
+		}
+		if n == 1 && part >= 0 {
+			byPart[part] = append(byPart[part], k)
+		} else {
+			rest = append(rest, k)
+		}
+	}
+	out := make(map[TopicSequence]*model.TopicMessage, len(keys))
+	for part, ks := range byPart {
+		if len(ks) == 1 {
+			rest = append(rest, ks...)
+			continue
+		}
+		topics, seqs := make([]int64, len(ks)), make([]int64, len(ks))
+		for i, k := range ks {
+			topics[i], seqs[i] = int64(k.TopicID), k.SequenceNumber
+		}
+		rows := make([]model.TopicMessage, 0, len(ks))
+		var check int64
+		stale := false
+		read := func(rs rowSource) (err error) {
+			rows, err = scanMessageRows(rs, rows, []any{&check}, func() { stale = stale || check != p.messages.parts[part].filenode })
+			return err
+		}
+		if err := d.query(ctx, read, bySequenceBatchSQL(&p.messages.parts[part]), int64Array(topics), int64Array(seqs)); err != nil {
+			return nil, err
+		}
+		found := make(map[TopicSequence]int, len(rows))
+		for i := range rows {
+			found[TopicSequence{rows[i].TopicID, rows[i].SequenceNumber}]++
+		}
+		for i := range rows {
+			k := TopicSequence{rows[i].TopicID, rows[i].SequenceNumber}
+			if !stale && found[k] == 1 {
+				out[k] = &rows[i]
+			}
+		}
+		for _, k := range ks {
+			if _, ok := out[k]; !ok {
+				rest = append(rest, k) // not found, twice, or stale: the lookup of its own decides
+			}
+		}
+	}
+	more, err := batchV2(ctx, rest, one)
+	if err != nil {
+		return nil, err
+	}
+	for k, m := range more {
+		out[k] = m
+	}
+	return out, nil
 }
 
 // batchV2 runs one by one what v1 sends as a batch statement over

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -156,15 +157,23 @@ func TestV2StatementsCitusCanRun(t *testing.T) {
 	t.Parallel()
 	f := newV2Fixture(t, 8)
 	ctx := context.Background()
+	// Without Citus, a batch of several topics' lookups in one partition
+	// (unnest) is allowed: it is what Citus mode replaces by single-topic
+	// statements, so the rule on unnest is held in Citus mode alone.
 	check := func(name string, d *db.DB, want bool) {
 		rec := &db.StatementLog{}
 		d.Record(rec)
 		f.same(t, 30)
-		_, _ = d.MessagesBySequence(ctx, []db.TopicSequence{{TopicID: 1000, SequenceNumber: 3}, {TopicID: 1001, SequenceNumber: 2}})
+		_, _ = d.MessagesBySequence(ctx, []db.TopicSequence{{TopicID: 1000, SequenceNumber: 3}, {TopicID: 1001, SequenceNumber: 2},
+			{TopicID: 1004, SequenceNumber: 3}, {TopicID: 1004, SequenceNumber: 4}})
 		_, _ = d.MessagesOfTopics(ctx, f.topics, db.MessageFilter{Limit: 5})
 		bad := 0
 		for _, st := range rec.Take() {
-			if p := citusProblems(st.SQL); len(p) > 0 {
+			p := citusProblems(st.SQL)
+			if name != "citus" && want && slices.ContainsFunc(p, func(s string) bool { return strings.Contains(s, "unnest") }) {
+				continue // a batch of topics, which Citus mode sends topic by topic
+			}
+			if len(p) > 0 {
 				bad++
 				if want {
 					t.Errorf("%s: %s:\n%s", name, strings.Join(p, "; "), st.SQL)

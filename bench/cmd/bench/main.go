@@ -611,20 +611,7 @@ func buildRoutes(o seed.Options, host string, w hotWindow) []route {
 	hot := o.TopicMessages(0)
 	hotID := entity(seed.FirstTopicNum)
 	total := o.TotalMessages()
-	gen := func(f func() []byte) [][]byte {
-		out := make([][]byte, requestsPerRoute)
-		for i := range out {
-			out[i] = f()
-		}
-		return out
-	}
-	get := func(format string, args ...any) []byte { return loadgen.Get(host, fmt.Sprintf(format, args...)) }
-	// GraphQL requests use variables, as clients do: the query text is the
-	// same for every request, so the service's parsed-query cache applies.
-	gql := func(query string, vars map[string]any) []byte {
-		body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-		return loadgen.PostJSON(host, "/graphql", body)
-	}
+	gen, get, gql := requestMakers(host)
 	randomTopic := func() int64 { return seed.FirstTopicNum + rng.Int64N(int64(o.Topics)) }
 	// A uniformly random existing message: topic i and sequence number.
 	randomMessage := func() (int, int64) {
@@ -834,4 +821,24 @@ func measure(ctx context.Context, s *service, r route, conns int, f flags, mon *
 		log.Printf("  first error: %s", m.firstErr)
 	}
 	return m, nil
+}
+
+// requestMakers are the helpers that draw a route's requests: gen calls f
+// requestsPerRoute times, get is a GET of a formatted path, gql a GraphQL
+// POST. GraphQL requests use variables, as clients do: the query text is the
+// same for every request, so the service's parsed-query cache applies.
+func requestMakers(host string) (gen func(func() []byte) [][]byte, get func(string, ...any) []byte, gql func(string, map[string]any) []byte) {
+	gen = func(f func() []byte) [][]byte {
+		out := make([][]byte, requestsPerRoute)
+		for i := range out {
+			out[i] = f()
+		}
+		return out
+	}
+	get = func(format string, args ...any) []byte { return loadgen.Get(host, fmt.Sprintf(format, args...)) }
+	gql = func(query string, vars map[string]any) []byte {
+		body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+		return loadgen.PostJSON(host, "/graphql", body)
+	}
+	return gen, get, gql
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mirrorql/bench/loadgen"
 	"mirrorql/db/explain"
 	"mirrorql/model"
 )
@@ -48,18 +47,7 @@ func buildScaleRoutes(p *scalePlan, host string) []route {
 	rng := rand.New(rand.NewPCG(uint64(p.spec.Seed), 5))
 	hot := p.topics[0].n
 	hotID := entity(p.topics[0].id)
-	gen := func(f func() []byte) [][]byte {
-		out := make([][]byte, requestsPerRoute)
-		for i := range out {
-			out[i] = f()
-		}
-		return out
-	}
-	get := func(format string, args ...any) []byte { return loadgen.Get(host, fmt.Sprintf(format, args...)) }
-	gql := func(query string, vars map[string]any) []byte {
-		body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-		return loadgen.PostJSON(host, "/graphql", body)
-	}
+	gen, get, gql := requestMakers(host)
 	randomTopic := func() int64 { return p.topics[rng.IntN(len(p.topics))].id }
 	w := hotWindow{from: p.ts(0, 1), to: p.ts(0, hot) + 1, messages: hot}
 	activity := gql(gqlActivityQuery, map[string]any{"t": hotID, "from": timestamp(w.from), "to": timestamp(w.to), "b": activityBuckets})

@@ -105,7 +105,7 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 		// prune the partitions; a head floor past every transaction (the
 		// table was emptied) finds no head, and the poll looks again from
 		// the start.
-		floor := d.head.get()
+		floor := d.head.Load()
 		err = d.queryPlanned(ctx, read, livePollV2SQL, int64(after), int64Array(topics), int64(limit), floor)
 		if err == nil && !headFound && floor != 0 {
 			p.Messages = p.Messages[:0]
@@ -113,7 +113,7 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 			err = d.queryPlanned(ctx, read, livePollV2SQL, int64(after), int64Array(topics), int64(limit), int64(math.MinInt64))
 		}
 		if err == nil && headFound {
-			d.head.set(int64(p.Head))
+			d.head.Store(int64(p.Head))
 		}
 	} else {
 		err = d.query(ctx, read, livePollSQL, int64(after), int64Array(topics), int64(limit))

@@ -40,14 +40,16 @@ func (d *DB) v2() *partitioned {
 // catalog's means the table was truncated (a reset) since the catalog and
 // the topic maps were learned.
 func checkSQL(p *partition) string {
-	return "(SELECT CASE WHEN c.relispartition THEN pg_relation_filenode(c.oid)::bigint ELSE -1 END FROM pg_class AS c " +
-		"WHERE c.oid = " + quoteLiteral(p.name) + "::regclass)"
+	return "(" + partitionCheck + quoteLiteral(p.name) + "::regclass)"
 }
+
+// partitionCheck is the check of the partition whose oid follows it.
+const partitionCheck = "SELECT CASE WHEN c.relispartition THEN pg_relation_filenode(c.oid)::bigint ELSE -1 END " +
+	"FROM pg_class AS c WHERE c.oid = "
 
 // checkPartitionSQL is checkSQL for a partition named by a parameter: a read
 // that found nothing in the partitions it named checks the catalog with it.
-const checkPartitionSQL = "SELECT coalesce((SELECT CASE WHEN c.relispartition THEN pg_relation_filenode(c.oid) " +
-	"ELSE -1 END FROM pg_class AS c WHERE c.oid = to_regclass($1)), -1)::bigint"
+const checkPartitionSQL = "SELECT coalesce((" + partitionCheck + "to_regclass($1)), -1)"
 
 // pageShape is one of the page statements' condition sets (message_pages.go).
 type pageShape int
@@ -57,6 +59,26 @@ const (
 	shapeTimestamp
 	shapeMixed
 )
+
+// text is the shape's conditions, the column its pages are ordered by and
+// the parameter of their limit.
+func (s pageShape) text() (conds, order, limit string) {
+	switch s {
+	case shapeSequence:
+		return pageSequenceRange, "sequence_number", "$5"
+	case shapeTimestamp:
+		return pageTimestampRange, "consensus_timestamp", "$5"
+	}
+	return pageBothRanges, "consensus_timestamp", "$8"
+}
+
+// order is a page's direction as a sort order.
+func order(desc bool) model.Order {
+	if desc {
+		return model.Desc
+	}
+	return model.Asc
+}
 
 type sliceKey struct {
 	shape pageShape
@@ -75,31 +97,17 @@ func sliceSQL(shape pageShape, desc bool, p *partition) string {
 	if s, ok := sliceTexts.Load(k); ok {
 		return s.(string)
 	}
-	table, check := p.name, p.check
-	if table == "" {
-		table, check = "topic_message", "0::bigint"
-	}
-	var conds, order string
-	limit := "$5"
-	bounds := " AND consensus_timestamp >= $6 AND consensus_timestamp < $7"
-	switch k.shape {
-	case shapeSequence:
-		conds, order = pageSequenceRange, "sequence_number"
-	case shapeTimestamp:
-		conds, order = pageTimestampRange, "consensus_timestamp"
+	conds, by, limit := shape.text()
+	table, check, bounds := p.name, p.check, ""
+	switch {
+	case table != "":
+	case shape == shapeMixed:
+		table, check, bounds = "topic_message", "0::bigint", " AND consensus_timestamp >= $9 AND consensus_timestamp < $10"
 	default:
-		conds, order, limit = pageBothRanges, "consensus_timestamp", "$8"
-		bounds = " AND consensus_timestamp >= $9 AND consensus_timestamp < $10"
-	}
-	if k.table != "" {
-		bounds = ""
-	}
-	dir := " ASC"
-	if k.desc {
-		dir = " DESC"
+		table, check, bounds = "topic_message", "0::bigint", " AND consensus_timestamp >= $6 AND consensus_timestamp < $7"
 	}
 	s := "SELECT " + check + ", " + messageColumns + " FROM " + table + " WHERE topic_id = $1" + conds + bounds +
-		" ORDER BY " + order + dir + " LIMIT " + limit
+		" ORDER BY " + by + " " + direction(order(desc)) + " LIMIT " + limit
 	sliceTexts.Store(k, s)
 	return s
 }
@@ -117,17 +125,7 @@ func runSQL(shape pageShape, desc bool, ps []*partition) string {
 	if s, ok := sliceTexts.Load(k); ok {
 		return s.(string)
 	}
-	conds, order, limit := pageSequenceRange, "sequence_number", "$5"
-	switch shape {
-	case shapeTimestamp:
-		conds, order = pageTimestampRange, "consensus_timestamp"
-	case shapeMixed:
-		conds, order, limit = pageBothRanges, "consensus_timestamp", "$8"
-	}
-	dir := " ASC"
-	if desc {
-		dir = " DESC"
-	}
+	conds, by, limit := shape.text()
 	var b strings.Builder
 	b.WriteString("SELECT 0::bigint, " + messageColumnsM + " FROM (")
 	for i, name := range names {
@@ -136,7 +134,7 @@ func runSQL(shape pageShape, desc bool, ps []*partition) string {
 		}
 		b.WriteString("SELECT " + messageColumns + " FROM " + name + " WHERE topic_id = $1" + conds)
 	}
-	b.WriteString(") AS m ORDER BY m." + order + dir + " LIMIT " + limit)
+	b.WriteString(") AS m ORDER BY m." + by + " " + direction(order(desc)) + " LIMIT " + limit)
 	s := b.String()
 	sliceTexts.Store(k, s)
 	return s
@@ -210,8 +208,8 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f MessageFilter) (
 		}
 		w, run := todo[0], runOf(todo, remaining)
 		var runParts []*partition
-		for _, x := range todo[:run] {
-			if run > 1 {
+		if run > 1 {
+			for _, x := range todo[:run] {
 				runParts = append(runParts, &parts[x.part])
 			}
 		}
@@ -446,7 +444,9 @@ func (d *DB) messageByTimestampCitus(ctx context.Context, p *partitioned, ts mod
 }
 
 // latestV2 is the newest message of a topic (nil when it has none): the
-// newest windows first.
+// newest windows first. The condition on the sequence number, true of every
+// message, makes it the by-sequence page, which walks the (topic_id,
+// sequence_number) index backward as v1's latestMessagesSQL does.
 func (d *DB) latestV2(ctx context.Context, p *partitioned, topic model.EntityID) (*model.TopicMessage, error) {
 	rows, err := d.pageV2(ctx, p, MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc,
 		SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: math.MinInt64}}})
@@ -657,7 +657,7 @@ var batchTexts sync.Map // partition name → bySequenceBatchSQL
 
 // messagesBySequenceV2 is MessagesBySequence on the v2 layout: the keys
 // whose topic's map names one partition for them are looked up together,
-// a statement per partition (the coalescer's batches, a GraphQL loader's);
+// a statement per partition (a GraphQL loader's batch);
 // the others, and any a batch did not find exactly once, one by one. On
 // Citus every key is one by one: several topics in one statement would go
 // to every shard.
@@ -790,23 +790,4 @@ func (d *DB) pagesV2(ctx context.Context, p *partitioned, topics []model.EntityI
 		}
 	}
 	return out, nil
-}
-
-// pollHead is the ledger's head read by the last poll: the next poll looks
-// for the head from there on.
-type pollHead struct {
-	mu sync.Mutex
-	ts int64
-}
-
-func (h *pollHead) get() int64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.ts
-}
-
-func (h *pollHead) set(ts int64) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.ts = ts
 }

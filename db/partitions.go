@@ -36,8 +36,7 @@ type partition struct {
 
 // partitionSet is one table's partitions, ordered by their bounds.
 type partitionSet struct {
-	parent string
-	parts  []partition
+	parts []partition
 }
 
 // find is the index of the partition holding ts, or -1.
@@ -111,7 +110,7 @@ func parsePartition(name, rel, bound string, filenode int64) (p partition, ok bo
 // or sub-partitioned ones) comes back with no partitions: every read then
 // goes to the parent, bounded, as on a table of unknown layout.
 func (d *DB) loadPartitionSet(ctx context.Context, table string, partitioned bool) (partitionSet, error) {
-	s := partitionSet{parent: table}
+	var s partitionSet
 	if !partitioned {
 		return s, nil
 	}

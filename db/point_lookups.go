@@ -12,9 +12,6 @@ import (
 // Options.Coalesce.
 func (d *DB) pointLookups(spread int) {
 	d.bySequence = newCoalescer(spread, func(ctx context.Context, k TopicSequence) (*model.TopicMessage, error) {
-		if p := d.v2(); p != nil {
-			return d.messageBySequenceV2(ctx, p, k.TopicID, k.SequenceNumber)
-		}
 		return d.oneMessage(ctx, messageBySequenceSQL, int64(k.TopicID), k.SequenceNumber)
 	}, d.MessagesBySequence)
 	d.byTimestamp = newCoalescer(spread, func(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {

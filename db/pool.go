@@ -62,7 +62,7 @@ type DB struct {
 	relearnMu  sync.Mutex
 	lookupMode LookupMode
 	counters   Fallbacks
-	head       pollHead
+	head       atomic.Int64 // the ledger's head the last live poll read (live.go)
 }
 
 // Open creates the pool; it does not wait for the database to answer, so the

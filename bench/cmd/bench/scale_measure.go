@@ -760,14 +760,7 @@ func (r *scaleReport) markdown() string {
 		for _, pl := range plans {
 			p("%s, %s:", pl.route, pl.path)
 			p("")
-			p("```sql")
-			p("%s", pl.sql)
-			p("```")
-			p("")
-			p("```")
-			p("%s", capLines(strings.TrimRight(pl.text, "\n"), 80, 10))
-			p("```")
-			p("")
+			planBlock(p, pl.sql, pl.text)
 		}
 	}
 	for _, sp := range r.poll {
@@ -776,15 +769,21 @@ func (r *scaleReport) markdown() string {
 		}
 		p("### Live poll on %s, %d topics", sp.label, sp.topics)
 		p("")
-		p("```sql")
-		p("%s", sp.sql)
-		p("```")
-		p("")
-		p("```")
-		p("%s", capLines(strings.TrimRight(sp.plan, "\n"), 80, 10))
-		p("```")
-		p("")
+		planBlock(p, sp.sql, sp.plan)
 	}
 	p(scaleEnd)
 	return b.String()
+}
+
+// planBlock writes a statement and its plan (cut to 80 lines) as two code
+// blocks.
+func planBlock(p func(string, ...any), sql, plan string) {
+	p("```sql")
+	p("%s", sql)
+	p("```")
+	p("")
+	p("```")
+	p("%s", capLines(strings.TrimRight(plan, "\n"), 80, 10))
+	p("```")
+	p("")
 }

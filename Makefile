@@ -13,7 +13,7 @@ FUZZTIME     ?= 10s
 TESTDB_PKGS   = $(sort $(dir $(shell grep -rl --include='*_test.go' '"mirrorql/tests/testdb"' .)))
 SOAK_DURATION ?= 10m
 
-.PHONY: help build test test-v2 run seed docker fuzz conformance bench soak bench-live
+.PHONY: help build test test-v2 run seed docker fuzz conformance bench soak bench-live bench-scale-pair
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -99,3 +99,8 @@ bench-live: build ## live subscriptions benchmark (~4 min, not in `make test`): 
 .PHONY: bench-scale
 bench-scale: build ## mainnet-shaped benchmark (50M messages in v1 and v2; first load ~16 min, then ~15 min; not in `make test`): figures into BENCHMARKS.md
 	$(GO) run ./bench/cmd/bench -bin $(BIN) -scale $(SCALEFLAGS)
+
+# The same messages in both layouts (2M by default), served side by side:
+# every route's v2 rate over its v1 rate, and the answers compared.
+bench-scale-pair: build ## v2 against v1 on the same 2M messages (~4 min; not in `make test`): figures into BENCHMARKS.md
+	$(GO) run ./bench/cmd/bench -bin $(BIN) -scale -scale-pair -scale-sets v1,v2 -scale-prefix mirrorql_same -scale-messages 2000000 $(SCALEFLAGS)

@@ -54,17 +54,7 @@ type TopicSequence struct {
 // found on the unique (topic_id, sequence_number) index.
 // Concurrent lookups share statements (coalescer).
 func (d *DB) MessageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
-	var m *model.TopicMessage
-	var err error
-	if p := d.v2(); p != nil {
-		// Each lookup reads the partition its topic's map names, on a
-		// connection of its own: the coalescer's batches, spread over as
-		// many partitions as lookups, would be slower than the lookups
-		// side by side (and on Citus, multi-shard statements).
-		m, err = d.messageBySequenceV2(ctx, p, topic, seq)
-	} else {
-		m, err = d.bySequence.get(ctx, TopicSequence{topic, seq})
-	}
+	m, err := d.bySequence.get(ctx, TopicSequence{topic, seq})
 	if err != nil && err != ErrNotFound {
 		return nil, fmt.Errorf("message %d of topic %s: %w", seq, topic, err)
 	}
@@ -75,13 +65,7 @@ func (d *DB) MessageBySequence(ctx context.Context, topic model.EntityID, seq in
 // consensus time wrote. Anything but exactly one row is not found.
 // Concurrent lookups share statements (coalescer).
 func (d *DB) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-	var m *model.TopicMessage
-	var err error
-	if p := d.v2(); p != nil {
-		m, err = d.messageByTimestampV2(ctx, p, ts)
-	} else {
-		m, err = d.byTimestamp.get(ctx, ts)
-	}
+	m, err := d.byTimestamp.get(ctx, ts)
 	if err != nil && err != ErrNotFound {
 		return nil, fmt.Errorf("message at %s: %w", ts, err)
 	}
@@ -132,9 +116,7 @@ func (d *DB) MessagesBySequence(ctx context.Context, keys []TopicSequence) (map[
 // statement; a timestamp that finds no message or several is absent.
 func (d *DB) MessagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
 	if p := d.v2(); p != nil {
-		return batchV2(ctx, stamps, func(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-			return d.messageByTimestampV2(ctx, p, ts)
-		})
+		return d.messagesByTimestampV2(ctx, p, stamps)
 	}
 	rows := make([]model.TopicMessage, 0, len(stamps))
 	err := d.query(ctx, func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err },

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -112,34 +111,6 @@ func sliceSQL(shape pageShape, desc bool, p *partition) string {
 	return s
 }
 
-// runSQL is sliceSQL over several partitions at once, each by its name: a
-// UNION ALL whose branches carry the page's conditions, merged in the
-// page's order under its limit. Its first column is 0 (the check is left to
-// the reads by a single name, and to checkCatalog).
-func runSQL(shape pageShape, desc bool, ps []*partition) string {
-	names := make([]string, len(ps))
-	for i, p := range ps {
-		names[i] = p.name
-	}
-	k := sliceKey{shape: shape, desc: desc, table: "run:" + strings.Join(names, ",")}
-	if s, ok := sliceTexts.Load(k); ok {
-		return s.(string)
-	}
-	conds, by, limit := shape.text()
-	var b strings.Builder
-	b.WriteString("SELECT 0::bigint, " + messageColumnsM + " FROM (")
-	for i, name := range names {
-		if i > 0 {
-			b.WriteString(" UNION ALL ")
-		}
-		b.WriteString("SELECT " + messageColumns + " FROM " + name + " WHERE topic_id = $1" + conds)
-	}
-	b.WriteString(") AS m ORDER BY m." + by + " " + direction(order(desc)) + " LIMIT " + limit)
-	s := b.String()
-	sliceTexts.Store(k, s)
-	return s
-}
-
 // errStale: the catalog no longer matches the database; read it again and
 // answer anew.
 var errStale = fmt.Errorf("partition catalog is stale")
@@ -207,13 +178,6 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f MessageFilter) (
 			break
 		}
 		w, run := todo[0], runOf(todo, remaining)
-		var runParts []*partition
-		if run > 1 {
-			for _, x := range todo[:run] {
-				runParts = append(runParts, &parts[x.part])
-			}
-		}
-		todo = todo[run:]
 		args := make([]any, 0, 10)
 		args = append(args, int64(f.TopicID))
 		switch shape {
@@ -224,22 +188,32 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f MessageFilter) (
 		default:
 			args = append(args, seq.Lo, seq.Hi, notArray(seq), ts.Lo, ts.Hi, notArray(ts), remaining)
 		}
-		var check int64
-		before := len(out)
-		read := func(rows rowSource) (err error) {
-			out, err = scanMessageRows(rows, out, []any{&check}, nil)
-			return err
-		}
 		switch {
 		case run > 1:
 			// Several windows too small to fill the page alone (a sparse
-			// topic): one prepared statement over their partitions, by
-			// name (UNION ALL), rather than a statement each.
-			err = d.query(ctx, read, runSQL(shape, desc, runParts), args...)
+			// topic): their partitions' statements pipelined, one round
+			// trip. One statement over all of them would be a text per
+			// set of partitions, planned anew for nearly every topic.
+			before := len(out)
+			if out, err = d.pageRun(ctx, todo[:run], parts, shape, desc, args, out); err != nil {
+				return nil, err
+			}
+			if len(out) > f.Limit {
+				out = out[:f.Limit]
+			}
+			checked = checked || len(out) > before
+			todo = todo[run:]
+			continue
 		case w.part >= 0:
+			todo = todo[1:]
+			var check int64
+			before := len(out)
 			part := parts[w.part]
 			lastPart = w.part
-			err = d.query(ctx, read, sliceSQL(shape, desc, &part), args...)
+			err = d.query(ctx, func(rows rowSource) (err error) {
+				out, err = scanMessageRows(rows, out, []any{&check}, nil)
+				return err
+			}, sliceSQL(shape, desc, &part), args...)
 			if err == nil && len(out) > before {
 				if check != part.filenode {
 					return nil, errStale
@@ -247,8 +221,13 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f MessageFilter) (
 				checked = true
 			}
 		default:
+			todo = todo[1:]
+			before := len(out)
 			args = append(args, w.lo, w.hi)
-			err = d.queryPlanned(ctx, read, sliceSQL(shape, desc, &partition{}), args...)
+			err = d.queryPlanned(ctx, func(rows rowSource) (err error) {
+				out, err = scanMessageRows(rows, out, []any{new(int64)}, nil)
+				return err
+			}, sliceSQL(shape, desc, &partition{}), args...)
 			if w.why != whyTail {
 				d.counters.add(w.why, 1) // the map could not vouch for this stretch
 			} else if len(out) > before {
@@ -271,7 +250,56 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f MessageFilter) (
 	return out, nil
 }
 
-// maxRun is how many windows one statement reads together at most.
+// pageRun reads a run of windows by their partitions' names, a statement
+// each, pipelined, and appends their rows to out in the page's order. Each
+// statement returns up to the page's remaining rows; the caller cuts.
+// A partition truncated or detached since the catalog was read is
+// errStale.
+func (d *DB) pageRun(ctx context.Context, run []window, parts []partition, shape pageShape, desc bool, args []any, out []model.TopicMessage) ([]model.TopicMessage, error) {
+	rows := make([][]model.TopicMessage, len(run))
+	checks := make([]int64, len(run))
+	ps := make([]piped, len(run))
+	for i, w := range run {
+		part := &parts[w.part]
+		ps[i] = piped{sql: sliceSQL(shape, desc, part), args: args, read: func(rs rowSource) (err error) {
+			rows[i], err = scanMessageRows(rs, nil, []any{&checks[i]}, nil)
+			return err
+		}}
+	}
+	if err := d.pipeline(ctx, ps); err != nil {
+		return out, err
+	}
+	start := len(out)
+	for i, w := range run {
+		if len(rows[i]) > 0 && checks[i] != parts[w.part].filenode {
+			return out, errStale
+		}
+		out = append(out, rows[i]...)
+	}
+	// Windows are disjoint and in the page's order, so the rows are too,
+	// unless a lookup that lags made two windows overlap: then sort them.
+	page := out[start:]
+	key := func(m *model.TopicMessage) int64 {
+		if shape == shapeSequence {
+			return m.SequenceNumber
+		}
+		return int64(m.ConsensusTimestamp)
+	}
+	ordered := func(i, j int) bool {
+		if desc {
+			return key(&page[i]) > key(&page[j])
+		}
+		return key(&page[i]) < key(&page[j])
+	}
+	if !sort.SliceIsSorted(page, ordered) {
+		sort.SliceStable(page, ordered)
+	}
+	return out, nil
+}
+
+// maxRun is how many windows one pipeline reads together at most: its
+// statements run in one implicit transaction, which holds the locks of
+// every partition (and index) it opened until the last one ends.
 const maxRun = 16
 
 // runOf is how many of the next windows one statement should read: those
@@ -393,6 +421,66 @@ func (d *DB) messageByTimestampV2(ctx context.Context, p *partitioned, ts model.
 	})
 }
 
+// messagesByTimestampV2 is MessagesByTimestamp on the v2 layout: a
+// statement per timestamp on the partitions that hold it, pipelined; a time
+// no partition holds by name, a stale partition, and every time on Citus
+// (two statements each) are looked up one by one.
+func (d *DB) messagesByTimestampV2(ctx context.Context, p *partitioned, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
+	one := func(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
+		return d.messageByTimestampV2(ctx, p, ts)
+	}
+	if len(stamps) < 2 || p.layout.Citus {
+		return batchV2(ctx, stamps, one)
+	}
+	var rest, inPipe []model.Timestamp
+	var ps []piped
+	var results [][]model.TopicMessage
+	var checks []int64
+	var parts []*partition
+	seen := make(map[model.Timestamp]bool, len(stamps))
+	for _, ts := range stamps {
+		if seen[ts] {
+			continue
+		}
+		seen[ts] = true
+		tx, msg := p.transactions.at(int64(ts)), p.messages.at(int64(ts))
+		if tx.name == "" || msg.name == "" {
+			rest = append(rest, ts)
+			continue
+		}
+		i := len(ps)
+		inPipe = append(inPipe, ts)
+		results = append(results, make([]model.TopicMessage, 0, 1))
+		checks = append(checks, 0)
+		parts = append(parts, msg)
+		ps = append(ps, piped{sql: byTimestampV2SQL(tx, msg), args: []any{int64(ts)},
+			read: func(rows rowSource) (err error) {
+				results[i], err = scanMessageRows(rows, results[i], []any{&checks[i]}, nil)
+				return err
+			}})
+	}
+	if err := d.pipeline(ctx, ps); err != nil {
+		return nil, err
+	}
+	out := make(map[model.Timestamp]*model.TopicMessage, len(stamps))
+	for i, ts := range inPipe {
+		switch ms := results[i]; {
+		case len(ms) > 0 && checks[i] != parts[i].filenode:
+			rest = append(rest, ts) // stale: the lookup of its own reads the catalog anew
+		case len(ms) == 1:
+			out[ts] = &ms[0]
+		}
+	}
+	more, err := batchV2(ctx, rest, one)
+	if err != nil {
+		return nil, err
+	}
+	for k, m := range more {
+		out[k] = m
+	}
+	return out, nil
+}
+
 // submitTopicV2SQL: the topic of the successful submit at a time, read
 // apart (transaction is distributed by payer on Citus, so this statement
 // goes to every shard, as the mirror node's own does).
@@ -469,20 +557,6 @@ func activityWindowSQL(p *partition) string {
 		"FROM unnest($2::bigint[]) WITH ORDINALITY AS b(ts, i)"
 }
 
-// activityRunSQL is activityWindowSQL over several partitions by name: a
-// probe of each in time order, the first that finds a message answering
-// (coalesce stops there).
-func activityRunSQL(ps []*partition) string {
-	var b strings.Builder
-	b.WriteString("SELECT 0::bigint, b.i, coalesce(")
-	for _, p := range ps {
-		b.WriteString("(SELECT t.sequence_number FROM " + p.name + " AS t WHERE t.topic_id = $1 " +
-			"AND t.consensus_timestamp >= b.ts ORDER BY t.consensus_timestamp LIMIT 1), ")
-	}
-	b.WriteString("-1) FROM unnest($2::bigint[]) WITH ORDINALITY AS b(ts, i)")
-	return b.String()
-}
-
 // activityV2 is Activity on the v2 layout: the first sequence number at or
 // after each boundary, read window by window from the oldest window that
 // can hold it, stopping as soon as every boundary has one.
@@ -502,73 +576,103 @@ func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.En
 	}
 	checked := false
 	ws := tm.windowsAt(p, time.Now().UnixNano())
-	for n := 0; n < len(ws); n++ {
-		w := ws[n]
-		waiting := false // a boundary this window can answer
-		for i, b := range bounds {
-			waiting = waiting || (firsts[i] < 0 && int64(b) < w.hi)
+	// Each boundary is asked of the window that holds it (the first that
+	// ends after it), all boundaries at once: the windows by name a
+	// statement each, pipelined; the others by bounds. A boundary its
+	// window has no message after is asked of the next window in the next
+	// pass, until every one has an answer or no window is left.
+	at := make([]int, len(bounds))
+	for i, b := range bounds {
+		for at[i] < len(ws) && ws[at[i]].hi <= int64(b) {
+			at[i]++
 		}
-		if !waiting {
-			continue
-		}
-		// Three or more windows by name in a row are read as one
-		// statement over the time they span (each boundary's first
-		// message in it is its first message), not a statement each.
-		run := 0
-		for n+run < len(ws) && run < maxRun && ws[n+run].part >= 0 {
-			run++
-		}
-		var runParts []*partition
-		if run >= 3 {
-			for _, x := range ws[n : n+run] {
-				runParts = append(runParts, &parts[x.part])
+	}
+	for {
+		asked := map[int][]int{} // window → the boundaries asked of it
+		var order []int
+		for i := range bounds {
+			if firsts[i] >= 0 || at[i] >= len(ws) {
+				continue
 			}
-			w = window{part: -1, lo: w.lo, hi: ws[n+run-1].hi, why: "run"}
-			n += run - 1
-		}
-		var pending []int64
-		var index []int
-		for i, b := range bounds {
-			if firsts[i] < 0 && int64(b) < w.hi {
-				pending, index = append(pending, max(int64(b), w.lo)), append(index, i)
+			if _, ok := asked[at[i]]; !ok {
+				order = append(order, at[i])
 			}
+			asked[at[i]] = append(asked[at[i]], i)
 		}
-		if len(pending) == 0 {
-			continue
+		if len(order) == 0 {
+			break
 		}
-		var check, k, seq int64
-		found := false
-		read := func(rows rowSource) error {
-			for rows.Next() {
-				if err := rows.Scan(&check, &k, &seq); err != nil {
-					return err
+		sort.Ints(order)
+		probe := func(n int) ([]int64, func(rowSource) error, *int64) {
+			w, idx := ws[n], asked[n]
+			pending := make([]int64, len(idx))
+			for j, i := range idx {
+				pending[j] = max(int64(bounds[i]), w.lo)
+			}
+			check := new(int64)
+			return pending, func(rows rowSource) error {
+				var k, seq int64
+				for rows.Next() {
+					if err := rows.Scan(check, &k, &seq); err != nil {
+						return err
+					}
+					if seq >= 0 {
+						firsts[idx[k-1]] = seq
+					}
 				}
-				if seq >= 0 {
-					firsts[index[k-1]] = seq
-					found = true
-				}
-			}
-			return rows.Err()
+				return rows.Err()
+			}, check
 		}
-		if runParts != nil {
-			err = d.query(ctx, read, activityRunSQL(runParts), int64(topic), int64Array(pending))
-		} else if w.part >= 0 {
-			part := parts[w.part]
-			err = d.query(ctx, read, activityWindowSQL(&part), int64(topic), int64Array(pending))
-			if err == nil && found {
-				if check != part.filenode {
-					return nil, errStale
+		found := func(n int) bool {
+			for _, i := range asked[n] {
+				if firsts[i] >= 0 {
+					return true
 				}
-				checked = true
 			}
-		} else {
-			err = d.queryPlanned(ctx, read, activityWindowSQL(&partition{}), int64(topic), int64Array(pending), w.lo, w.hi)
-			if w.why == whyTail && found {
+			return false
+		}
+		var named []int
+		for _, n := range order {
+			if ws[n].part >= 0 {
+				named = append(named, n)
+				continue
+			}
+			pending, read, _ := probe(n)
+			if err := d.queryPlanned(ctx, read, activityWindowSQL(&partition{}), int64(topic), int64Array(pending), ws[n].lo, ws[n].hi); err != nil {
+				return nil, err
+			}
+			if ws[n].why == whyTail && found(n) {
 				p.forget(int64(topic))
 			}
 		}
-		if err != nil {
-			return nil, err
+		for len(named) > 0 {
+			batch := named[:min(len(named), maxRun)]
+			named = named[len(batch):]
+			ps := make([]piped, len(batch))
+			checks := make([]*int64, len(batch))
+			for j, n := range batch {
+				pending, read, check := probe(n)
+				checks[j] = check
+				ps[j] = piped{sql: activityWindowSQL(&parts[ws[n].part]), args: []any{int64(topic), int64Array(pending)}, read: read}
+			}
+			if err := d.pipeline(ctx, ps); err != nil {
+				return nil, err
+			}
+			for j, n := range batch {
+				if found(n) {
+					if *checks[j] != parts[ws[n].part].filenode {
+						return nil, errStale
+					}
+					checked = true
+				}
+			}
+		}
+		for _, n := range order {
+			for _, i := range asked[n] {
+				if firsts[i] < 0 {
+					at[i] = n + 1
+				}
+			}
 		}
 	}
 	var last *model.TopicMessage
@@ -655,21 +759,40 @@ func bySequenceBatchSQL(part *partition) string {
 
 var batchTexts sync.Map // partition name → bySequenceBatchSQL
 
+// bySequenceTopicSQL is bySequenceBatchSQL for one topic's sequence numbers:
+// on Citus a statement routed to that topic's shard.
+func bySequenceTopicSQL(part *partition) string {
+	if s, ok := topicBatchTexts.Load(part.name); ok {
+		return s.(string)
+	}
+	s := "SELECT " + part.check + ", " + messageColumnsM + " FROM " + part.name +
+		" AS m WHERE m.topic_id = $1 AND m.sequence_number = ANY ($2::bigint[])"
+	topicBatchTexts.Store(part.name, s)
+	return s
+}
+
+var topicBatchTexts sync.Map // partition name → bySequenceTopicSQL
+
 // messagesBySequenceV2 is MessagesBySequence on the v2 layout: the keys
-// whose topic's map names one partition for them are looked up together,
-// a statement per partition (a GraphQL loader's batch);
-// the others, and any a batch did not find exactly once, one by one. On
-// Citus every key is one by one: several topics in one statement would go
-// to every shard.
+// whose topic's map names one partition for them are looked up a statement
+// per partition (per partition and topic on Citus: a statement over several
+// topics would go to every shard), the statements pipelined; the others,
+// and any a statement did not find exactly once, one by one (their own
+// lookups learn, check and fall back as a page does).
 func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []TopicSequence) (map[TopicSequence]*model.TopicMessage, error) {
 	one := func(ctx context.Context, k TopicSequence) (*model.TopicMessage, error) {
 		return d.messageBySequenceV2(ctx, p, k.TopicID, k.SequenceNumber)
 	}
-	if p.layout.Citus || len(keys) < 2 {
+	if len(keys) < 2 {
 		return batchV2(ctx, keys, one)
 	}
+	type group struct {
+		part  int
+		topic model.EntityID // on Citus; 0 otherwise
+	}
 	now := time.Now().UnixNano()
-	byPart := map[int][]TopicSequence{}
+	groups := map[group][]TopicSequence{}
+	var order []group
 	var rest []TopicSequence
 	for _, k := range keys {
 		tm, err := d.topicMapOf(ctx, p, int64(k.TopicID))
@@ -683,43 +806,58 @@ func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []To
 				part, n = w.part, n+1
 			}
 		}
-		if n == 1 && part >= 0 {
-			byPart[part] = append(byPart[part], k)
-		} else {
+		if n != 1 || part < 0 {
 			rest = append(rest, k)
-		}
-	}
-	out := make(map[TopicSequence]*model.TopicMessage, len(keys))
-	for part, ks := range byPart {
-		if len(ks) == 1 {
-			rest = append(rest, ks...)
 			continue
 		}
+		g := group{part: part}
+		if p.layout.Citus {
+			g.topic = k.TopicID
+		}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], k)
+	}
+	out := make(map[TopicSequence]*model.TopicMessage, len(keys))
+	results := make([][]model.TopicMessage, len(order))
+	stale := make([]bool, len(order))
+	ps := make([]piped, len(order))
+	for i, g := range order {
+		ks := groups[g]
 		topics, seqs := make([]int64, len(ks)), make([]int64, len(ks))
-		for i, k := range ks {
-			topics[i], seqs[i] = int64(k.TopicID), k.SequenceNumber
+		for j, k := range ks {
+			topics[j], seqs[j] = int64(k.TopicID), k.SequenceNumber
 		}
-		rows := make([]model.TopicMessage, 0, len(ks))
+		part := &p.messages.parts[g.part]
+		results[i] = make([]model.TopicMessage, 0, len(ks))
 		var check int64
-		stale := false
-		read := func(rs rowSource) (err error) {
-			rows, err = scanMessageRows(rs, rows, []any{&check}, func() { stale = stale || check != p.messages.parts[part].filenode })
-			return err
+		sql, args := bySequenceBatchSQL(part), []any{int64Array(topics), int64Array(seqs)}
+		if p.layout.Citus {
+			sql, args = bySequenceTopicSQL(part), []any{int64(g.topic), int64Array(seqs)}
 		}
-		if err := d.query(ctx, read, bySequenceBatchSQL(&p.messages.parts[part]), int64Array(topics), int64Array(seqs)); err != nil {
-			return nil, err
-		}
+		ps[i] = piped{sql: sql, args: args,
+			read: func(rs rowSource) (err error) {
+				results[i], err = scanMessageRows(rs, results[i], []any{&check}, func() { stale[i] = stale[i] || check != part.filenode })
+				return err
+			}}
+	}
+	if err := d.pipeline(ctx, ps); err != nil {
+		return nil, err
+	}
+	for i, g := range order {
+		rows := results[i]
 		found := make(map[TopicSequence]int, len(rows))
-		for i := range rows {
-			found[TopicSequence{rows[i].TopicID, rows[i].SequenceNumber}]++
+		for r := range rows {
+			found[TopicSequence{rows[r].TopicID, rows[r].SequenceNumber}]++
 		}
-		for i := range rows {
-			k := TopicSequence{rows[i].TopicID, rows[i].SequenceNumber}
-			if !stale && found[k] == 1 {
-				out[k] = &rows[i]
+		for r := range rows {
+			k := TopicSequence{rows[r].TopicID, rows[r].SequenceNumber}
+			if !stale[i] && found[k] == 1 {
+				out[k] = &rows[r]
 			}
 		}
-		for _, k := range ks {
+		for _, k := range groups[g] {
 			if _, ok := out[k]; !ok {
 				rest = append(rest, k) // not found, twice, or stale: the lookup of its own decides
 			}

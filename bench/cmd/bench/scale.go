@@ -41,6 +41,7 @@ type scaleFlags struct {
 	minFreeGB       float64
 	prewarm         bool
 	note            string
+	pair            bool
 }
 
 var sf = registerScaleFlags()
@@ -59,6 +60,7 @@ func registerScaleFlags() *scaleFlags {
 	flag.DurationVar(&s.duration, "scale-duration", 4*time.Second, "measured window of each phase of -scale")
 	flag.Float64Var(&s.minFreeGB, "scale-min-free", 5, "GB of disk to leave free after the loads")
 	flag.BoolVar(&s.prewarm, "scale-prewarm", true, "read each large data set's messages and timestamp index into the page cache (pg_prewarm) before its rounds")
+	flag.BoolVar(&s.pair, "scale-pair", false, "measure the v2 data set against the v1 data set of the same messages (the same requests to both, answers compared byte for byte) instead of against the 1M v1 data set of -db; the partition variants are left out")
 	flag.StringVar(&s.note, "scale-note", "", "a note on the run for the report (which build of the service, …)")
 	return s
 }

@@ -1,0 +1,94 @@
+package db
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// piped is one statement of a pipeline: its text, its values and what
+// reads its rows.
+type piped struct {
+	sql  string
+	args []any
+	read func(rowSource) error
+}
+
+// pipeline runs fixed statements as query does, but sends them all at once
+// and reads their results in order: one round trip for the lot. On the v2
+// layout a batch of lookups is a statement per partition (or per topic on
+// Citus, where a statement over several topics would go to every shard);
+// sent one after another they cost a round trip each, which is most of a
+// point lookup's time (coalesce.go), and a batch would be slower than its
+// lookups side by side. Pipelined they cost about what v1's one statement
+// over unnest(…) costs.
+//
+// Each statement is prepared on the connection under its own text, which
+// query's statement cache then finds too. Without prepared statements
+// (behind a pooler in transaction mode, or over pgdriver) the statements go
+// one by one.
+func (d *DB) pipeline(ctx context.Context, ps []piped) error {
+	if len(ps) == 1 || !d.prepare {
+		for _, s := range ps {
+			if err := d.run(ctx, s.read, d.prepare, s.sql, s.args); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if d.log != nil {
+		for _, s := range ps {
+			d.log.add(Statement{SQL: s.sql, Args: s.args})
+		}
+	}
+	err := d.pipelinePgx(ctx, ps)
+	d.health.observeIn(ctx, err)
+	return err
+}
+
+func (d *DB) pipelinePgx(ctx context.Context, ps []piped) error {
+	conn, err := d.bun.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		c := dc.(*stdlib.Conn).Conn()
+		err := sendPipeline(ctx, c, ps)
+		if err != nil && c.IsClosed() {
+			return badConn{err} // as queryPgx: database/sql must drop the connection
+		}
+		return err
+	})
+}
+
+func sendPipeline(ctx context.Context, c *pgx.Conn, ps []piped) error {
+	var b pgconn.Batch
+	for _, s := range ps {
+		sd, err := c.Prepare(ctx, s.sql, s.sql)
+		if err != nil {
+			return err
+		}
+		var eqb pgx.ExtendedQueryBuilder
+		if err := eqb.Build(c.TypeMap(), sd, s.args); err != nil {
+			return err
+		}
+		b.ExecStatement(sd, eqb.ParamValues, eqb.ParamFormats, eqb.ResultFormats)
+	}
+	results := c.PgConn().ExecBatch(ctx, &b)
+	for i := 0; results.NextResult(); i++ {
+		rows := pgx.RowsFromResultReader(c.TypeMap(), results.ResultReader())
+		err := ps[i].read(rows)
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+		if err != nil {
+			results.Close()
+			return err
+		}
+	}
+	return results.Close()
+}

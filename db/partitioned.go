@@ -349,9 +349,31 @@ func (d *DB) checkCatalog(ctx context.Context, p *partitioned, part int) error {
 	return nil
 }
 
-// messageBySequenceV2 is the page of that one sequence number: exactly one
-// row or not found.
+// messageBySequenceV2 is the message of that one sequence number: read
+// from the one partition the topic's map names for it; and where the map
+// names none or several, or that read did not find exactly one row in an
+// unchanged partition, the page of that sequence number decides (it learns,
+// checks and falls back as every page does).
 func (d *DB) messageBySequenceV2(ctx context.Context, p *partitioned, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
+	part, err := d.partitionOfSequence(ctx, p, topic, seq)
+	if err != nil {
+		return nil, err
+	}
+	if part >= 0 {
+		pt := &p.messages.parts[part]
+		ms := make([]model.TopicMessage, 0, 2)
+		var check int64
+		err := d.query(ctx, func(rows rowSource) (err error) {
+			ms, err = scanMessageRows(rows, ms, []any{&check}, nil)
+			return err
+		}, bySequenceOneSQL(pt), int64(topic), seq)
+		if err != nil {
+			return nil, err
+		}
+		if len(ms) == 1 && check == pt.filenode {
+			return &ms[0], nil
+		}
+	}
 	rows, err := d.pageV2(ctx, p, MessageFilter{TopicID: topic, Limit: 2,
 		SequenceNumber: []model.Condition[int64]{{Op: model.OpEq, Value: seq}}})
 	if err != nil {
@@ -361,6 +383,27 @@ func (d *DB) messageBySequenceV2(ctx context.Context, p *partitioned, topic mode
 		return nil, ErrNotFound
 	}
 	return &rows[0], nil
+}
+
+// partitionOfSequence is the partition the topic's map names for the
+// sequence number: the index of the one window by name that can hold it,
+// -1 when none or several can.
+func (d *DB) partitionOfSequence(ctx context.Context, p *partitioned, topic model.EntityID, seq int64) (int, error) {
+	tm, err := d.topicMapOf(ctx, p, int64(topic))
+	if err != nil {
+		return -1, err
+	}
+	part, n := -1, 0
+	r := model.Range{Lo: seq, Hi: seq}
+	for _, w := range tm.windowsAt(p, time.Now().UnixNano()) {
+		if w.overlaps(r, model.Range{Lo: math.MinInt64, Hi: math.MaxInt64}) {
+			part, n = w.part, n+1
+		}
+	}
+	if n != 1 {
+		return -1, nil
+	}
+	return part, nil
 }
 
 // byTimestampV2SQL reads the submit transaction first and joins the message
@@ -773,6 +816,20 @@ func bySequenceTopicSQL(part *partition) string {
 
 var topicBatchTexts sync.Map // partition name → bySequenceTopicSQL
 
+// bySequenceOneSQL is messageBySequenceSQL on one partition, by name, with
+// the partition's check first.
+func bySequenceOneSQL(part *partition) string {
+	if s, ok := oneTexts.Load(part.name); ok {
+		return s.(string)
+	}
+	s := "SELECT " + part.check + ", " + messageColumns + " FROM " + part.name +
+		" WHERE topic_id = $1 AND sequence_number = $2"
+	oneTexts.Store(part.name, s)
+	return s
+}
+
+var oneTexts sync.Map // partition name → bySequenceOneSQL
+
 // messagesBySequenceV2 is MessagesBySequence on the v2 layout: the keys
 // whose topic's map names one partition for them are looked up a statement
 // per partition (per partition and topic on Citus: a statement over several
@@ -790,23 +847,15 @@ func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []To
 		part  int
 		topic model.EntityID // on Citus; 0 otherwise
 	}
-	now := time.Now().UnixNano()
 	groups := map[group][]TopicSequence{}
 	var order []group
 	var rest []TopicSequence
 	for _, k := range keys {
-		tm, err := d.topicMapOf(ctx, p, int64(k.TopicID))
+		part, err := d.partitionOfSequence(ctx, p, k.TopicID, k.SequenceNumber)
 		if err != nil {
 			return nil, err
 		}
-		part, n := -1, 0
-		seq := model.Range{Lo: k.SequenceNumber, Hi: k.SequenceNumber}
-		for _, w := range tm.windowsAt(p, now) {
-			if w.overlaps(seq, model.Range{Lo: math.MinInt64, Hi: math.MaxInt64}) {
-				part, n = w.part, n+1
-			}
-		}
-		if n != 1 || part < 0 {
+		if part < 0 {
 			rest = append(rest, k)
 			continue
 		}

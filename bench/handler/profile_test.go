@@ -2,13 +2,16 @@ package handler
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"runtime/metrics"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,6 +31,17 @@ import (
 
 const hotTopic = "0.0.2001"
 
+// benchTopics is how many topics (from 0.0.2001) the random-topic routes
+// draw from: 100 in make bench's data set; MIRRORQL_BENCH_TOPICS for
+// another (10000 in bench-scale's).
+var benchTopics = func() int {
+	n, err := strconv.Atoi(envOr("MIRRORQL_BENCH_TOPICS", "100"))
+	if err != nil || n < 1 {
+		return 100
+	}
+	return n
+}()
+
 func open(b *testing.B) *db.DB {
 	url := os.Getenv("MIRRORQL_BENCH_DATABASE_URL")
 	if url == "" {
@@ -39,6 +53,10 @@ func open(b *testing.B) *db.DB {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { d.Close() })
+	// as the service does at start: on the v2 layout, its partitions
+	if _, err := d.LearnLayout(context.Background(), slog.New(slog.DiscardHandler)); err != nil {
+		b.Fatal(err)
+	}
 	return d
 }
 
@@ -105,7 +123,7 @@ func BenchmarkBySequence(b *testing.B) {
 
 func BenchmarkList25(b *testing.B) {
 	run(b, func(r *rand.Rand) string {
-		return fmt.Sprintf("/api/v1/topics/0.0.%d/messages?limit=25", 2001+r.IntN(100))
+		return fmt.Sprintf("/api/v1/topics/0.0.%d/messages?limit=25", 2001+r.IntN(benchTopics))
 	})
 }
 
@@ -169,7 +187,7 @@ func BenchmarkGraphQLMessage(b *testing.B) {
 
 func BenchmarkGraphQLPage(b *testing.B) {
 	runRequests(b, func(r *rand.Rand) *http.Request {
-		return graphQL(gqlPageQuery, map[string]any{"t": fmt.Sprintf("0.0.%d", 2001+r.IntN(100))})
+		return graphQL(gqlPageQuery, map[string]any{"t": fmt.Sprintf("0.0.%d", 2001+r.IntN(benchTopics))})
 	})
 }
 

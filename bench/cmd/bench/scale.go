@@ -42,6 +42,7 @@ type scaleFlags struct {
 	prewarm         bool
 	note            string
 	pair            bool
+	warm            time.Duration
 }
 
 var sf = registerScaleFlags()
@@ -61,6 +62,7 @@ func registerScaleFlags() *scaleFlags {
 	flag.Float64Var(&s.minFreeGB, "scale-min-free", 5, "GB of disk to leave free after the loads")
 	flag.BoolVar(&s.prewarm, "scale-prewarm", true, "read each large data set's messages and timestamp index into the page cache (pg_prewarm) before its rounds")
 	flag.BoolVar(&s.pair, "scale-pair", false, "measure the v2 data set against the v1 data set of the same messages (the same requests to both, answers compared byte for byte) instead of against the 1M v1 data set of -db; the partition variants are left out")
+	flag.DurationVar(&s.warm, "scale-warm", 0, "with -scale-pair: before the rounds, each route on each service unmeasured for this long, as on a service that has run a while (its connections have prepared their statements, its topic maps are learned)")
 	flag.StringVar(&s.note, "scale-note", "", "a note on the run for the report (which build of the service, …)")
 	return s
 }

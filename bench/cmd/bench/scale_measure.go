@@ -331,6 +331,20 @@ func measureScale(ctx context.Context, f flags, adminURL, desc string, sets []*s
 		}
 		g.same = sameAnswers(ctx, a, b, rep.graphql)
 		log.Printf("answers: %s", g.same)
+		if sf.warm > 0 {
+			wf := mf
+			wf.duration = sf.warm
+			for _, name := range scaleRouteNames {
+				for _, t := range []*scaleTarget{a, b} {
+					if r, ok := t.route(name); ok && (!r.graphql || rep.graphql) {
+						log.Printf("warm-up: %s", t.label)
+						if _, err := measure(ctx, t.svc, r, f.conns[0], wf, t.mon); err != nil {
+							return fmt.Errorf("%s %s: warm-up: %w", t.label, name, err)
+						}
+					}
+				}
+			}
+		}
 		if g.rounds, err = rounds([]*scaleTarget{a, b}, scaleRouteNames, g.rows); err != nil {
 			return err
 		}
@@ -702,7 +716,11 @@ func (r *scaleReport) markdown() string {
 		if sf.pair {
 			p("### Rates and ratios, v2 to v1 on the same messages (target: every route ≥ %.1f)", scaleTargetRatio)
 			p("")
-			p("The two data sets in the same rounds, each route's requests the same on both.")
+			warm := "no warm-up but each phase's own"
+			if sf.warm > 0 {
+				warm = fmt.Sprintf("after an unmeasured warm-up of %s per route on each service, as on services that have run a while", sf.warm)
+			}
+			p("The two data sets in the same rounds, each route's requests the same on both; %s.", warm)
 		} else {
 			p("### Rates and ratios to v1 1M (target: every route on v2 at the large size ≥ %.1f × v1 1M)", scaleTargetRatio)
 			p("")

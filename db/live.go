@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -24,14 +27,14 @@ import (
 // is, hence the LEFT JOIN; it counts the transactions walked, so that a walk
 // cut short by its limit is told from one that reached the head.
 const livePollSQL = livePollTx + "marks AS (SELECT (SELECT max(consensus_timestamp) FROM transaction) AS head," +
-	livePollMarks + "WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp" + livePollEnd
+	livePollMarks + livePollRead + "WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp" + livePollEnd
 
 // livePollV2SQL is livePollSQL bounded so that PostgreSQL prunes while it
 // plans it (it is planned for its values at each poll, one statement per
 // interval): the messages' partitions by the watermark, and the ledger's
 // head looked for from the last head seen ($4) on, not in every partition.
 const livePollV2SQL = livePollTx + "marks AS (SELECT (SELECT max(consensus_timestamp) FROM transaction " +
-	"WHERE consensus_timestamp >= $4) AS head," + livePollMarks +
+	"WHERE consensus_timestamp >= $4) AS head," + livePollMarks + livePollRead +
 	"WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp AND t.consensus_timestamp > $1" +
 	livePollEnd
 
@@ -41,9 +44,9 @@ const (
 		" WHERE type = 27 AND consensus_timestamp > $1 AND result = 22 AND entity_id = ANY ($2::bigint[])" +
 		" ORDER BY consensus_timestamp LIMIT $3), "
 	livePollMarks = " (SELECT max(consensus_timestamp) FROM tx) AS scanned, (SELECT count(*) FROM tx) AS walked) " +
-		"SELECT marks.head, marks.scanned, marks.walked, " + messageColumnsM + " FROM marks LEFT JOIN (tx CROSS JOIN LATERAL (" +
-		"SELECT " + messageColumns + " FROM topic_message AS t "
-	livePollEnd = ") AS m) ON true ORDER BY m.consensus_timestamp"
+		"SELECT marks.head, marks.scanned, marks.walked, " + messageColumnsM + " FROM marks LEFT JOIN (tx CROSS JOIN LATERAL ("
+	livePollRead = "SELECT " + messageColumns + " FROM topic_message AS t "
+	livePollEnd  = ") AS m) ON true ORDER BY m.consensus_timestamp"
 )
 
 // Poll is what one live poll found.
@@ -106,7 +109,11 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 		// table was emptied) finds no head, and the poll looks again from
 		// the start.
 		floor := d.head.Load()
-		err = d.queryPlanned(ctx, read, livePollV2SQL, int64(after), int64Array(topics), int64(limit), floor)
+		if named := livePollNamedSQL(d.v2(), int64(after), floor, time.Now().UnixNano()); named != "" {
+			err = d.query(ctx, read, named, int64(after), int64Array(topics), int64(limit), floor)
+		} else {
+			err = d.queryPlanned(ctx, read, livePollV2SQL, int64(after), int64Array(topics), int64(limit), floor)
+		}
 		if err == nil && !headFound && floor != 0 {
 			p.Messages = p.Messages[:0]
 			p = Poll{}
@@ -123,4 +130,75 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 	}
 	p.Full = limit > 0 && after != math.MaxInt64 && walked >= int64(limit)
 	return p, nil
+}
+
+// livePollPartitions is how many partitions of each table a poll reads by
+// name at most; a watermark or head further back is planned for its values
+// (livePollV2SQL).
+const livePollPartitions = 4
+
+// livePollNamedSQL is livePollV2SQL on the partitions that can hold what a
+// poll looks for, by name, so that it is prepared once rather than planned
+// at every poll (planning it over every partition cost ten times its
+// execution): the partitions from the one holding the watermark (or the
+// last head, when older) on, but for those past next month's that were
+// never written. "" when they are too many, the table is not partitioned
+// by bounds the catalog can route, the head is not known yet, or on Citus.
+func livePollNamedSQL(p *partitioned, after, floor, now int64) string {
+	if p == nil || p.layout.Citus || floor == 0 || after == math.MaxInt64 {
+		return ""
+	}
+	from := min(after+1, floor)
+	tx, ok := livePollSet(&p.transactions, from, now)
+	if !ok {
+		return ""
+	}
+	msg, ok := livePollSet(&p.messages, after+1, now)
+	if !ok {
+		return ""
+	}
+	key := strings.Join(tx, ",") + "|" + strings.Join(msg, ",")
+	if s, ok := livePollTexts.Load(key); ok {
+		return s.(string)
+	}
+	var walk, head, read []string
+	for _, t := range tx {
+		walk = append(walk, "SELECT entity_id AS topic_id, consensus_timestamp FROM "+t+
+			" WHERE type = 27 AND consensus_timestamp > $1 AND result = 22 AND entity_id = ANY ($2::bigint[])")
+		head = append(head, "(SELECT max(consensus_timestamp) FROM "+t+" WHERE consensus_timestamp >= $4)")
+	}
+	for _, m := range msg {
+		read = append(read, "SELECT "+messageColumns+" FROM "+m+
+			" AS t WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp")
+	}
+	// GREATEST skips nulls: the head is null only when no partition has a
+	// transaction at or after the floor, as max over the table would be.
+	s := "WITH tx AS MATERIALIZED (SELECT topic_id, consensus_timestamp FROM (" + strings.Join(walk, " UNION ALL ") +
+		") AS w ORDER BY consensus_timestamp LIMIT $3), marks AS (SELECT GREATEST(" + strings.Join(head, ", ") + ") AS head," +
+		livePollMarks +
+		strings.Join(read, " UNION ALL ") + livePollEnd
+	livePollTexts.Store(key, s)
+	return s
+}
+
+var livePollTexts sync.Map // the partitions' names → livePollNamedSQL
+
+// livePollSet is the names of the partitions of set from the one holding
+// ts on, but for those after next month's (the partition after the one
+// holding now) that were never written; false when ts has no partition or
+// they are more than livePollPartitions.
+func livePollSet(set *partitionSet, ts, now int64) ([]string, bool) {
+	first := set.find(ts)
+	if first < 0 {
+		return nil, false
+	}
+	next := set.find(now) + 1
+	var names []string
+	for i := first; i < len(set.parts); i++ {
+		if i > next && next > 0 && set.parts[i].empty {
+			continue
+		}
+		names = append(names, set.parts[i].name)
+	}
+	return names, len(names) <= livePollPartitions
 }

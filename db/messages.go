@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"mirrorql/model"
 )
@@ -118,6 +119,9 @@ func (d *DB) MessagesByTimestamp(ctx context.Context, stamps []model.Timestamp) 
 	if p := d.v2(); p != nil {
 		return d.messagesByTimestampV2(ctx, p, stamps)
 	}
+	// Each timestamp once: a row found twice below means two messages at
+	// that time, not a timestamp asked twice.
+	stamps = slices.Compact(slices.Sorted(slices.Values(stamps)))
 	rows := make([]model.TopicMessage, 0, len(stamps))
 	err := d.query(ctx, func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err },
 		messagesByTimestampSQL, int64Array(stamps))

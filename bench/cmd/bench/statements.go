@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -47,6 +48,12 @@ type statementFloor struct {
 func recordingDB(d *dataset) (*db.DB, *db.StatementLog, error) {
 	qdb, err := db.Open(db.Options{URL: d.url, Driver: "pgx", Prepare: true, PoolSize: 1})
 	if err != nil {
+		return nil, nil, err
+	}
+	// as the service does at start: on the v2 layout the statements are
+	// v2's, read from the partitions
+	if _, err := qdb.LearnLayout(context.Background(), slog.New(slog.DiscardHandler)); err != nil {
+		qdb.Close()
 		return nil, nil, err
 	}
 	rec := &db.StatementLog{}

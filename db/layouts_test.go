@@ -173,7 +173,7 @@ func (f *v2Fixture) same(t *testing.T, rounds int) {
 	for i := 0; i < 40; i++ {
 		stamps = append(stamps, f.stamps[f.rng.Intn(len(f.stamps))]+model.Timestamp(f.rng.Int63n(2)))
 		topic := all[f.rng.Intn(len(all))]
-		keys = append(keys, db.TopicSequence{TopicID: topic, SequenceNumber: f.rng.Int63n(f.maxSeq[topic]+2)})
+		keys = append(keys, db.TopicSequence{TopicID: topic, SequenceNumber: f.rng.Int63n(f.maxSeq[topic] + 2)})
 	}
 	gt, err := f.v2.MessagesByTimestamp(ctx, stamps)
 	if err != nil {

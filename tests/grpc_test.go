@@ -610,4 +610,3 @@ func TestGRPCCORS(t *testing.T) {
 		t.Errorf("exposed headers %q", exposed)
 	}
 }
-

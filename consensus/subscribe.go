@@ -30,12 +30,12 @@ func (s *subscriber) SubscribeTopic(ctx context.Context, req *connect.Request[mi
 	if err != nil {
 		return statusOf(err)
 	}
+	if err := s.app.FollowableTopic(ctx, r.Topic); err != nil {
+		return statusOf(err)
+	}
 	hub := s.o.Hub
 	if hub == nil {
 		return status(connect.CodeUnimplemented, "Live topic messages are turned off on this server")
-	}
-	if err := s.app.FollowableTopic(ctx, r.Topic); err != nil {
-		return statusOf(err)
 	}
 	if c := connOf(ctx); c != nil {
 		if int(c.n.Add(1)) > s.o.MaxPerConnection {

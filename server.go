@@ -69,6 +69,8 @@ func main() {
 		}
 		_, set := os.LookupEnv(config.Prefix + "LISTEN")
 		cfg.Listen = demoListen(cfg.Listen, set)
+		_, set = os.LookupEnv(config.Prefix + "GRPC_LISTEN")
+		cfg.GRPCListen = demoGRPCListen(cfg.GRPCListen, set)
 	}
 	logOut := observe.NewLogBuffer(os.Stderr, 64<<10, cfg.LogFlush)
 	log, err := observe.NewLogger(logOut, cfg.LogFormat, cfg.LogLevel)
@@ -165,13 +167,34 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	gln, err := listenGRPC(cfg.GRPCListen)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
 	if cfg.PprofListen != "" {
 		if err := observe.ServeProfiles(ctx, cfg.PprofListen, log); err != nil {
 			_ = ln.Close()
+			closeListener(gln)
 			return fmt.Errorf("%sPPROF_LISTEN: %w", config.Prefix, err)
 		}
 	}
-	return runServer(ctx, cfg, d, log, ln)
+	return runServer(ctx, cfg, d, log, ln, gln)
+}
+
+// listenGRPC opens the SDKs' listener on addr (MIRRORQL_GRPC_LISTEN); nil
+// when addr is empty.
+func listenGRPC(addr string) (net.Listener, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	return listenAs(addr, "GRPC_LISTEN", "127.0.0.1:5601")
+}
+
+func closeListener(ln net.Listener) {
+	if ln != nil {
+		_ = ln.Close()
+	}
 }
 
 // listen opens the API's listener on addr. A port someone else holds fails
@@ -190,24 +213,14 @@ func listenAs(addr, name, example string) (net.Listener, error) {
 	return ln, err
 }
 
-// runServer serves every face on ln, and the SDKs' (gRPC) face on
-// MIRRORQL_GRPC_LISTEN too unless it is empty, until ctx is done, then shuts
-// down gracefully. The caller closes d afterwards.
-func runServer(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, ln net.Listener) error {
-	var gln net.Listener
-	if cfg.GRPCListen != "" {
-		var err error
-		if gln, err = listenAs(cfg.GRPCListen, "GRPC_LISTEN", "127.0.0.1:5601"); err != nil {
-			_ = ln.Close()
-			return err
-		}
-	}
+// runServer serves every face on ln, and the SDKs' (gRPC) face on gln too
+// unless it is nil (MIRRORQL_GRPC_LISTEN empty), until ctx is done, then
+// shuts down gracefully. The caller closes d afterwards.
+func runServer(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, ln, gln net.Listener) error {
 	ops, err := service.NewOperations(ctx, cfg, d, log)
 	if err != nil {
 		_ = ln.Close()
-		if gln != nil {
-			_ = gln.Close()
-		}
+		closeListener(gln)
 		return err
 	}
 	defer ops.Close()

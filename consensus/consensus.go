@@ -50,8 +50,9 @@ type Options struct {
 	MaxRequestBytes int
 	// Now is the wall clock (time.Now): a query without a start time starts
 	// now.
-	Now func() time.Time
-	Log *slog.Logger
+	Now     func() time.Time
+	Log     *slog.Logger
+	Metrics Metrics
 }
 
 func (o Options) withDefaults() Options {
@@ -94,6 +95,9 @@ func New(reader app.Reader, o Options) http.Handler {
 			o.Log.ErrorContext(ctx, "consensus: panic", "procedure", spec.Procedure, "panic", p)
 			return connect.NewError(connect.CodeInternal, errors.New("internal error"))
 		}),
+	}
+	if o.Metrics != nil {
+		opts = append(opts, connect.WithInterceptors(observer{o.Metrics}))
 	}
 	// Each method at its own path: a service's handler answers a method it
 	// lacks with a plain 404, where the client needs UNIMPLEMENTED.

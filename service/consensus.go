@@ -20,6 +20,7 @@ func Consensus(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations) h
 		WriteTimeout:     cfg.LiveWriteTimeout,
 		MaxPerConnection: cfg.LiveMaxPerConnection,
 		Log:              log,
+		Metrics:          ops.grpc,
 	})
 }
 

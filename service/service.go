@@ -40,6 +40,7 @@ type Operations struct {
 	// when they are off); stopLive ends the hub's poller and Redis waker.
 	streams  *graph.Streams
 	hub      *live.Hub // nil when subscriptions are off
+	grpc     *observe.GRPCMetrics
 	stopLive context.CancelFunc
 	liveDone chan struct{}
 }
@@ -47,6 +48,7 @@ type Operations struct {
 // NewOperations builds them as cfg says; Close releases them.
 func NewOperations(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) (*Operations, error) {
 	ops := &Operations{metrics: observe.NewMetrics()}
+	ops.grpc = ops.metrics.GRPC()
 	ops.metrics.RegisterDBStats(d.Bun().DB.Stats)
 	ops.metrics.RegisterLayout(func() map[string]string { return d.Layout().Labels() }, db.FallbackReasons, d.Fallbacks().Count)
 	// The layout decides how every statement reads (v1 flat, v2 by

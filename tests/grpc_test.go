@@ -610,3 +610,18 @@ func TestGRPCCORS(t *testing.T) {
 		t.Errorf("exposed headers %q", exposed)
 	}
 }
+
+// TestGRPCMetrics: the face's calls are counted by procedure, protocol and
+// code, and its streams are the hub's subscriptions.
+func TestGRPCMetrics(t *testing.T) {
+	t.Parallel()
+	srv, addr, _ := grpcServer(t)
+	ch := grpcGo(grpcConn(t, addr))(t, fromEpoch(topicQuery(501)))
+	takeTopic(t, ch, 5, 10*time.Second)
+	web := connectGo(srv.URL, connect.WithGRPCWeb())(t, topicQuery(9999))
+	endOf(t, web, 10*time.Second)
+	proc := subscribeTopic
+	waitMetric(t, srv.URL, "mirrorql_grpc_calls_in_flight", map[string]string{"procedure": proc, "protocol": "grpc"}, 1, 10*time.Second)
+	waitMetric(t, srv.URL, "mirrorql_grpc_calls_total", map[string]string{"procedure": proc, "protocol": "grpcweb", "code": "not_found"}, 1, 10*time.Second)
+	waitMetric(t, srv.URL, "mirrorql_live_subscriptions", nil, 1, 10*time.Second)
+}

@@ -122,7 +122,7 @@ func TestResponse(t *testing.T) {
 }
 
 // call POSTs body to the face's path as contentType and returns the
-// response; the handler must answer within a second.
+// response; the handler must answer before the request's second is up.
 func call(t testing.TB, h http.Handler, path, contentType string, body []byte) *httptest.ResponseRecorder {
 	t.Helper()
 	r := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
@@ -130,12 +130,10 @@ func call(t testing.TB, h http.Handler, path, contentType string, body []byte) *
 	ctx, cancel := context.WithTimeout(r.Context(), time.Second)
 	defer cancel()
 	w := httptest.NewRecorder()
-	done := make(chan struct{})
-	go func() { defer close(done); h.ServeHTTP(w, r.WithContext(ctx)) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatalf("no answer to %x", body)
+	start := time.Now()
+	h.ServeHTTP(w, r.WithContext(ctx))
+	if took := time.Since(start); took > 900*time.Millisecond {
+		t.Fatalf("%x took %v: the handler waited for something", body, took)
 	}
 	return w
 }

@@ -58,6 +58,7 @@ type liveFlags struct {
 	sources     int
 	profile     bool
 	grpc        bool
+	grpcOnly    bool
 }
 
 var lf = registerLiveFlags()
@@ -78,6 +79,7 @@ func registerLiveFlags() *liveFlags {
 	flag.IntVar(&l.sources, "live-sources", 1, "source addresses 127.0.0.1 … 127.0.0.N of the clients' connections (for many more connections than ephemeral ports)")
 	flag.BoolVar(&l.profile, "live-profile", true, "take a CPU profile of the service during the fan-out (MIRRORQL_PPROF_LISTEN)")
 	flag.BoolVar(&l.grpc, "live-grpc", true, "part 5: gRPC subscribers (ConsensusService) beside a WebSocket's latency, and their fan-out")
+	flag.BoolVar(&l.grpcOnly, "live-grpc-only", false, "part 5 alone (its report is not published into BENCHMARKS.md)")
 	return l
 }
 
@@ -197,6 +199,14 @@ func runLive(ctx context.Context, f flags) error {
 	}
 	cancel()
 
+	if lf.grpcOnly {
+		if err := r.grpcPhase(topicNum); err != nil {
+			return err
+		}
+		fmt.Printf("load average at the start %s, at the end %s; %v\n\n", rep.loadAvg, loadAvg(), time.Since(started).Round(time.Second))
+		fmt.Println(rep.grpc.report())
+		return nil
+	}
 	if err := r.pollerPhases(); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"strings"
 	"time"
 
 	"connectrpc.com/connect"
@@ -75,6 +76,9 @@ type grpcResult struct {
 	latency []latencyRow // the WebSocket's, then gRPC's, in one window
 	fanout  *fanResult
 	polls   pollWindow // of the fan-out
+	// The service's RSS before the fan-out's streams opened and once they
+	// had settled, idle.
+	rssBefore, rssIdle int64
 }
 
 // grpcPhase is part 5 on a service of its own with a gRPC listener.
@@ -122,11 +126,13 @@ func (r *liveRun) grpcPhase(topicNum int64) error {
 	// The fan-out over gRPC.
 	conns := lf.fanSubs / lf.fanPerConn
 	t := time.Now()
+	res.rssBefore = svc.status("VmRSS")
 	closeG, subs := openGRPC(r.ctx, gaddr, topicNum, conns, lf.fanPerConn)
 	defer closeG()
 	if err := r.waitOpen(lf.fanSubs, subs, 60*time.Second); err != nil {
 		return err
 	}
+	res.rssIdle = svc.status("VmRSS")
 	log.Printf("%d gRPC subscriptions on %d connections open and settled in %v", lf.fanSubs, conns, time.Since(t).Round(time.Millisecond))
 	fo := &fanResult{subs: lf.fanSubs, conns: conns}
 	c0, t0 := svc.cpuTicks(), clock()
@@ -166,6 +172,12 @@ func (g *grpcResult) checks() []liveCheck {
 			ok:     ws.problem == "" && gr.problem == "" && ratio <= 1+goalGRPCLatency && ratio >= 1-goalGRPCLatency,
 			judged: ws.stats.n > 0 && gr.stats.n > 0})
 	}
+	if g.rssIdle > 0 && g.fanout != nil {
+		per := float64(g.rssIdle-g.rssBefore) / float64(g.fanout.subs)
+		cs = append(cs, liveCheck{
+			goal:     fmt.Sprintf("memory per idle gRPC stream ≤ %d KiB, %s streams, %d per connection", goalIdleBytes>>10, thousands(int64(g.fanout.subs)), lf.fanPerConn),
+			measured: fmt.Sprintf("%s KiB (RSS %s → %s MiB)", kib(per), mib(g.rssBefore), mib(g.rssIdle)), ok: per <= goalIdleBytes, judged: true})
+	}
 	if fo := g.fanout; fo != nil {
 		cs = append(cs, liveCheck{
 			goal: fmt.Sprintf("gRPC fan-out: each of %s subscribers gets every message in order at %g messages/s", thousands(int64(fo.subs)), lf.fanRate),
@@ -174,6 +186,20 @@ func (g *grpcResult) checks() []liveCheck {
 			ok: fo.complete == fo.subs && fo.deliveries == fo.expected, judged: true})
 	}
 	return cs
+}
+
+// report is part 5 alone: its goals, then its section.
+func (g *grpcResult) report() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	p("| goal | measured | |")
+	p("|---|---|---|")
+	for _, c := range g.checks() {
+		p("| %s | %s | %s |", c.goal, c.measured, yes(c.ok))
+	}
+	p("")
+	g.markdown(p)
+	return b.String()
 }
 
 // markdown is part 5's section of the report.

@@ -625,3 +625,50 @@ func TestGRPCMetrics(t *testing.T) {
 	waitMetric(t, srv.URL, "mirrorql_grpc_calls_total", map[string]string{"procedure": proc, "protocol": "grpcweb", "code": "not_found"}, 1, 10*time.Second)
 	waitMetric(t, srv.URL, "mirrorql_live_subscriptions", nil, 1, 10*time.Second)
 }
+
+// TestGRPCCaps: the caps are the GraphQL streams': per HTTP/2 connection
+// and per process (both faces together), RESOURCE_EXHAUSTED past them, the
+// connection kept.
+func TestGRPCCaps(t *testing.T) {
+	t.Parallel()
+	srv, addr, _ := grpcServer(t, "MIRRORQL_LIVE_MAX_SUBSCRIPTIONS=3", "MIRRORQL_LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION=2")
+	one := grpcGo(grpcConn(t, addr))
+	one(t, topicQuery(501))
+	one(t, topicQuery(502))
+	waitSubscribed(t, srv, 2)
+	if ev := endOf(t, one(t, topicQuery(503)), 10*time.Second); ev.Code != codes.ResourceExhausted ||
+		!strings.Contains(ev.Err, "per connection") {
+		t.Errorf("third on one connection: %v %q", ev.Code, ev.Err)
+	}
+	// A WebSocket's subscription counts toward the process's cap.
+	openWS(t, srv.URL).subscribe("a", subscriptionQuery(`topicId: "0.0.504"`))
+	waitSubscribed(t, srv, 3)
+	if ev := endOf(t, grpcGo(grpcConn(t, addr))(t, topicQuery(505)), 10*time.Second); ev.Code != codes.ResourceExhausted {
+		t.Errorf("fourth in the process: %v %q", ev.Code, ev.Err)
+	}
+}
+
+// TestGRPCLongDatabaseOutage: past MIRRORQL_LIVE_OUTAGE a stream ends
+// UNAVAILABLE (the SDKs resubscribe), not before.
+func TestGRPCLongDatabaseOutage(t *testing.T) {
+	t.Parallel()
+	const topic = 612
+	cluster, w := liveCluster(t, topic)
+	addr := freeAddr(t)
+	srv := startServer(t, cluster.URL(), "MIRRORQL_GRPC_LISTEN="+addr, "MIRRORQL_LIVE_OUTAGE=2s")
+	ch := grpcGo(grpcConn(t, addr))(t, topicQuery(topic))
+	waitSubscribed(t, srv, 1)
+	appendMessages(t, w, liveRow{Topic: topic})
+	takeTopic(t, ch, 1, 10*time.Second)
+	stopped := time.Now()
+	if err := cluster.StopServer(); err != nil {
+		t.Fatal(err)
+	}
+	ev := endOf(t, ch, 15*time.Second)
+	if ev.Code != codes.Unavailable {
+		t.Errorf("after the outage: %v %q, want UNAVAILABLE", ev.Code, ev.Err)
+	}
+	if took := time.Since(stopped); took < 2*time.Second {
+		t.Errorf("ended %s into the outage, before its 2 s limit", took)
+	}
+}

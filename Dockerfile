@@ -4,7 +4,7 @@
 # CA certificates and tzdata included, running as an unprivileged user.
 #
 #   docker build -t mirrorql:local --build-arg VERSION=$(git describe --always) .
-#   docker run --rm -p 8080:8080 -e MIRRORQL_DATABASE_URL=postgres://… mirrorql:local
+#   docker run --rm -p 8080:8080 -p 5600:5600 -e MIRRORQL_DATABASE_URL=postgres://… mirrorql:local
 #
 # docker-compose.yml runs it with PostgreSQL.
 
@@ -25,8 +25,10 @@ COPY --from=build /out/mirrorql /mirrorql
 # uid/gid 65532 of the distroless image
 USER nonroot:nonroot
 ENV MIRRORQL_LISTEN=:8080 \
+    MIRRORQL_GRPC_LISTEN=:5600 \
     MIRRORQL_LOG_FORMAT=json
-EXPOSE 8080
+# 5600: the SDKs' gRPC (ConsensusService), the mirror node's port
+EXPOSE 8080 5600
 # distroless has no curl: the binary asks its own /health/readiness on MIRRORQL_LISTEN.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=15s --retries=3 \
   CMD ["/mirrorql", "healthcheck"]

@@ -46,6 +46,11 @@ func demo(ctx context.Context, cfg config.Config, args []string, log *slog.Logge
 		return err
 	}
 	defer ln.Close()
+	gln, err := listenGRPC(cfg.GRPCListen)
+	if err != nil {
+		return err
+	}
+	defer closeListener(gln)
 	ownCluster := os.Getenv(config.Prefix+"DATABASE_URL") == ""
 	if ownCluster {
 		fmt.Fprintln(out, "mirrorql demo: starting a throwaway PostgreSQL cluster (MIRRORQL_DATABASE_URL is unset)")
@@ -123,11 +128,17 @@ func demo(ctx context.Context, cfg config.Config, args []string, log *slog.Logge
 	fmt.Fprintf(out, "  GraphQL      %s%s  (open it in a browser for the explorer)\n", base, graph.Endpoint)
 	fmt.Fprintf(out, "  API docs     %s/api/v1/docs\n", base)
 	fmt.Fprintf(out, "  metrics      %s%s\n", base, service.RouteMetrics)
-	fmt.Fprintf(out, "  readiness    %s%s\n\n", base, service.RouteReadiness)
-	if live != nil {
-		printLiveTopic(out, base, live)
+	fmt.Fprintf(out, "  readiness    %s%s\n", base, service.RouteReadiness)
+	grpcAddr := ""
+	if gln != nil {
+		grpcAddr = browsable(gln.Addr(), cfg.GRPCListen)
+		fmt.Fprintf(out, "  gRPC         %s  (the SDKs' ConsensusService; also on %s)\n", grpcAddr, browsable(ln.Addr(), cfg.Listen))
 	}
-	err = runServer(ctx, cfg, d, log, ln)
+	fmt.Fprintln(out)
+	if live != nil {
+		printLiveTopic(out, base, grpcAddr, live)
+	}
+	err = runServer(ctx, cfg, d, log, ln, gln)
 	fmt.Fprintln(out, "mirrorql demo: stopping")
 	stopLive()
 	return err
@@ -208,6 +219,19 @@ func demoListen(listen string, set bool) string {
 	return demoListenDefault
 }
 
+// demoGRPCListenDefault is the demo's gRPC listener unless
+// MIRRORQL_GRPC_LISTEN says otherwise: this machine only, as its main one.
+const demoGRPCListenDefault = "127.0.0.1:5600"
+
+// demoGRPCListen is the demo's gRPC address: grpcListen when
+// MIRRORQL_GRPC_LISTEN is set (empty: none), else demoGRPCListenDefault.
+func demoGRPCListen(grpcListen string, set bool) string {
+	if set {
+		return grpcListen
+	}
+	return demoGRPCListenDefault
+}
+
 // demoLiveTopic is the seeded topic the demo keeps growing on its own
 // cluster: 0.0.2001, the topic of the README's examples.
 const demoLiveTopic = 0
@@ -275,7 +299,7 @@ func keepTopicAlive(ctx context.Context, dbURL string, live *seed.LiveTopic, log
 
 // printLiveTopic says how to follow the live topic: in the explorer, and with
 // curl over server-sent events.
-func printLiveTopic(out io.Writer, base string, live *seed.LiveTopic) {
+func printLiveTopic(out io.Writer, base, grpcAddr string, live *seed.LiveTopic) {
 	id := model.EntityID(live.ID()).String()
 	key := "no submit key"
 	if live.HasSubmitKey() {
@@ -288,9 +312,15 @@ func printLiveTopic(out io.Writer, base string, live *seed.LiveTopic) {
 	fmt.Fprintf(out, "  live topic   %s (%s) gets a message every second: text, JSON, every %dth in chunks\n",
 		id, key, seed.LiveChunkEvery)
 	fmt.Fprintf(out, "    explorer   %s%s?query=%s\n", base, graph.Endpoint, url.QueryEscape(query))
-	fmt.Fprintf(out, "    curl -N -H %s -H %s --data %s %s\n\n",
+	fmt.Fprintf(out, "    curl -N -H %s -H %s --data %s %s\n",
 		shellQuote("Content-Type: application/json"), shellQuote("Accept: text/event-stream"),
 		shellQuote(string(body)), shellQuote(base+graph.Endpoint))
+	if grpcAddr != "" {
+		e := model.EntityID(live.ID())
+		fmt.Fprintf(out, "    grpcurl -plaintext -d %s %s com.hedera.mirror.api.proto.ConsensusService/subscribeTopic\n",
+			shellQuote(fmt.Sprintf(`{"topicID": {"shardNum": %d, "realmNum": %d, "topicNum": %d}}`, e.Shard(), e.Realm(), e.Num())), grpcAddr)
+	}
+	fmt.Fprintln(out)
 }
 
 // shellQuote makes s one word for a POSIX shell, left bare when nothing in

@@ -14,8 +14,10 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"mirrorql/config"
+	"mirrorql/consensus"
 	"mirrorql/db"
 	"mirrorql/httpserver"
 	"mirrorql/observe"
@@ -67,6 +69,8 @@ func main() {
 		}
 		_, set := os.LookupEnv(config.Prefix + "LISTEN")
 		cfg.Listen = demoListen(cfg.Listen, set)
+		_, set = os.LookupEnv(config.Prefix + "GRPC_LISTEN")
+		cfg.GRPCListen = demoGRPCListen(cfg.GRPCListen, set)
 	}
 	logOut := observe.NewLogBuffer(os.Stderr, 64<<10, cfg.LogFlush)
 	log, err := observe.NewLogger(logOut, cfg.LogFormat, cfg.LogLevel)
@@ -163,43 +167,91 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if cfg.PprofListen != "" {
-		if err := observe.ServeProfiles(ctx, cfg.PprofListen, log); err != nil {
-			_ = ln.Close()
-			return fmt.Errorf("%sPPROF_LISTEN: %w", config.Prefix, err)
-		}
-	}
-	return runServer(ctx, cfg, d, log, ln)
-}
-
-// listen opens the API's listener on addr. A port someone else holds fails
-// with the variable that moves it named.
-func listen(addr string) (net.Listener, error) {
-	ln, err := net.Listen("tcp", addr)
-	if errors.Is(err, syscall.EADDRINUSE) {
-		err = fmt.Errorf("%w (set %sLISTEN to another address, e.g. %sLISTEN=127.0.0.1:9090)", err, config.Prefix, config.Prefix)
-	}
-	return ln, err
-}
-
-// runServer serves both faces on ln until ctx is done, then shuts down
-// gracefully. The caller closes d afterwards.
-func runServer(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, ln net.Listener) error {
-	ops, err := service.NewOperations(ctx, cfg, d, log)
+	gln, err := listenGRPC(cfg.GRPCListen)
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
+	if cfg.PprofListen != "" {
+		if err := observe.ServeProfiles(ctx, cfg.PprofListen, log); err != nil {
+			_ = ln.Close()
+			closeListener(gln)
+			return fmt.Errorf("%sPPROF_LISTEN: %w", config.Prefix, err)
+		}
+	}
+	return runServer(ctx, cfg, d, log, ln, gln)
+}
+
+// listenGRPC opens the SDKs' listener on addr (MIRRORQL_GRPC_LISTEN); nil
+// when addr is empty.
+func listenGRPC(addr string) (net.Listener, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	return listenAs(addr, "GRPC_LISTEN", "127.0.0.1:5601")
+}
+
+func closeListener(ln net.Listener) {
+	if ln != nil {
+		_ = ln.Close()
+	}
+}
+
+// listen opens the API's listener on addr. A port someone else holds fails
+// with the variable that moves it named.
+func listen(addr string) (net.Listener, error) { return listenAs(addr, "LISTEN", "127.0.0.1:9090") }
+
+// listenAs opens a listener on addr, the value of the variable named name
+// (without the prefix); example is an address to suggest when the port is
+// taken.
+func listenAs(addr, name, example string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		v := config.Prefix + name
+		err = fmt.Errorf("%w (set %s to another address, e.g. %s=%s)", err, v, v, example)
+	}
+	return ln, err
+}
+
+// runServer serves every face on ln, and the SDKs' (gRPC) face on gln too
+// unless it is nil (MIRRORQL_GRPC_LISTEN empty), until ctx is done, then
+// shuts down gracefully. The caller closes d afterwards.
+func runServer(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, ln, gln net.Listener) error {
+	ops, err := service.NewOperations(ctx, cfg, d, log)
+	if err != nil {
+		_ = ln.Close()
+		closeListener(gln)
+		return err
+	}
 	defer ops.Close()
 	e := service.New(cfg, d, log, ops, openAPISpec)
-	srv := httpserver.New(e, httpserver.Options{
+	grpc := service.Consensus(cfg, d, log, ops)
+	opts := httpserver.Options{
 		ReadHeaderTimeout: cfg.HTTPReadHeaderTimeout,
 		ReadTimeout:       cfg.HTTPReadTimeout,
 		WriteTimeout:      cfg.HTTPWriteTimeout,
 		IdleTimeout:       cfg.HTTPIdleTimeout,
 		MaxHeaderBytes:    config.MaxServerHeaderBytes,
+		KeepAlive:         cfg.LiveKeepAlive,
+		ConnContext:       consensus.ConnContext,
 		Log:               log,
-	})
+	}
+	srv := httpserver.New(service.WithConsensus(e, grpc), opts)
 	log.Info("listening", "addr", ln.Addr().String())
-	return httpserver.Run(ctx, srv, ln, cfg.ShutdownGrace, log, ops.EndStreams)
+	if gln == nil {
+		return httpserver.Run(ctx, srv, ln, cfg.ShutdownGrace, log, ops.EndStreams)
+	}
+	// The SDKs' listener holds connections that stay open without a call
+	// (the Go SDK's): idle as long as the mirror node lets them (max-idle
+	// 10m).
+	opts.IdleTimeout = max(opts.IdleTimeout, grpcIdleTimeout)
+	gsrv := httpserver.New(grpc, opts)
+	log.Info("listening (gRPC)", "addr", gln.Addr().String())
+	gerr := make(chan error, 1)
+	go func() { gerr <- httpserver.Run(ctx, gsrv, gln, cfg.ShutdownGrace, log) }()
+	err = httpserver.Run(ctx, srv, ln, cfg.ShutdownGrace, log, ops.EndStreams)
+	return errors.Join(err, <-gerr)
 }
+
+// grpcIdleTimeout is the mirror node's gRPC max-idle.
+const grpcIdleTimeout = 10 * time.Minute

@@ -54,12 +54,7 @@ func (a SubscriptionArgs) Check(d model.EntityDefaults, now model.Timestamp) (Su
 		s.Limit = n
 	}
 	if !p.Any() {
-		if s.Start > now {
-			p.Message("Start time must be before the current time")
-		}
-		if a.End != nil && s.End <= s.Start {
-			p.Message("End time must be after start time")
-		}
+		s.checkRange(&p, a.End != nil, now)
 	}
 	if err := p.Err(); err != nil {
 		return Subscription{}, err
@@ -70,4 +65,38 @@ func (a SubscriptionArgs) Check(d model.EntityDefaults, now model.Timestamp) (Su
 	}
 	s.Topic = topic
 	return s, nil
+}
+
+// checkRange records the mirror node's range rules: the start not after
+// now, the end (when given) after the start.
+func (s Subscription) checkRange(p *Problems, endGiven bool, now model.Timestamp) {
+	if s.Start > now {
+		p.Message("Start time must be before the current time")
+	}
+	if endGiven && s.End <= s.Start {
+		p.Message("End time must be after start time")
+	}
+}
+
+// Check applies the rules of SubscriptionArgs.Check to a subscription whose
+// values a face read as numbers (gRPC's query carries no text): the limit
+// not negative, then the range. endGiven: the client sent an end time.
+func (s Subscription) Check(endGiven bool, now model.Timestamp) error {
+	var p Problems
+	if s.Limit < 0 {
+		p.Message("limit must be greater than or equal to 0")
+	} else {
+		s.checkRange(&p, endGiven, now)
+	}
+	return p.Err()
+}
+
+// TopicOf is the topic with those parts, or the mirror node's message for
+// an id out of range.
+func TopicOf(shard, realm, num int64) (model.EntityID, error) {
+	if shard < 0 || shard > model.MaxShard || realm < 0 || realm > model.MaxRealm || num < 0 || num > model.MaxNum {
+		rebuilt := strconv.FormatInt(shard, 10) + "." + strconv.FormatInt(realm, 10) + "." + strconv.FormatInt(num, 10)
+		return 0, Invalid((&model.InvalidEntityIDError{Rebuilt: rebuilt}).Error())
+	}
+	return model.NewEntityID(shard, realm, num), nil
 }

@@ -29,10 +29,14 @@ type Config struct {
 	DBStatementTimeout time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"20s"`
 	DBConnectTimeout   time.Duration `env:"DB_CONNECT_TIMEOUT" envDefault:"1s"`
 	// TopicMessageLookup: auto, on or off (docs/layouts.md).
-	TopicMessageLookup   string        `env:"TOPIC_MESSAGE_LOOKUP" envDefault:"auto"`
-	LayoutRefresh        time.Duration `env:"DB_LAYOUT_REFRESH" envDefault:"30s"`
-	Listen               string        `env:"LISTEN" envDefault:":8080"`
-	PprofListen          string        `env:"PPROF_LISTEN"`
+	TopicMessageLookup string        `env:"TOPIC_MESSAGE_LOOKUP" envDefault:"auto"`
+	LayoutRefresh      time.Duration `env:"DB_LAYOUT_REFRESH" envDefault:"30s"`
+	Listen             string        `env:"LISTEN" envDefault:":8080"`
+	PprofListen        string        `env:"PPROF_LISTEN"`
+	// GRPCListen is the SDKs' listener (package consensus), the mirror
+	// node's port; set empty, there is none (the main listener serves the
+	// face all the same).
+	GRPCListen           string        `env:"GRPC_LISTEN" envDefault:":5600"`
 	ResponseLimitDef     int           `env:"RESPONSE_LIMIT_DEFAULT" envDefault:"25"`
 	ResponseLimitMax     int           `env:"RESPONSE_LIMIT_MAX" envDefault:"100"`
 	Shard                int64         `env:"SHARD" envDefault:"0"`
@@ -115,6 +119,9 @@ func Load() (Config, error) {
 	}
 	if err := env.ParseWithOptions(&c, env.Options{Prefix: Prefix}); err != nil {
 		return c, fmt.Errorf("configuration: %w", err)
+	}
+	if v, set := os.LookupEnv(Prefix + "GRPC_LISTEN"); set && strings.TrimSpace(v) == "" {
+		c.GRPCListen = "" // the parser would take an empty value for the default
 	}
 	return c, c.validate()
 }

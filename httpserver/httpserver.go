@@ -22,7 +22,14 @@ type Options struct {
 	// MaxHeaderBytes bounds a request's head (net/http answers 431 past it);
 	// 0 means 64 KiB.
 	MaxHeaderBytes int
-	Log            *slog.Logger
+	// KeepAlive: an HTTP/2 connection (gRPC's) from which nothing came for
+	// this long gets a ping, and is closed when the ping goes unanswered as
+	// long; 0 sends none.
+	KeepAlive time.Duration
+	// ConnContext, when set, is the server's ConnContext (per-connection
+	// state of the gRPC face).
+	ConnContext func(context.Context, net.Conn) context.Context
+	Log         *slog.Logger
 }
 
 // New is an http.Server for h with o's timeouts.
@@ -35,6 +42,15 @@ func New(h http.Handler, o Options) *http.Server {
 		IdleTimeout:       o.IdleTimeout,
 		MaxHeaderBytes:    o.MaxHeaderBytes,
 	}
+	// gRPC clients speak HTTP/2 without TLS (TLS ends at the ingress); an
+	// HTTP/1.1 client is served as before. Go's HTTP/2 server answers every
+	// ping: the Go SDK's, every 10 s even with no call open, never cost it
+	// its connection.
+	srv.Protocols = new(http.Protocols)
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
+	srv.HTTP2 = &http.HTTP2Config{SendPingTimeout: o.KeepAlive, PingTimeout: o.KeepAlive}
+	srv.ConnContext = o.ConnContext
 	if srv.MaxHeaderBytes <= 0 {
 		srv.MaxHeaderBytes = 64 << 10
 	}

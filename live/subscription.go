@@ -145,6 +145,10 @@ func (s *Subscription) reason(err error) string {
 	return EndedClientGone
 }
 
+// Ended is the reason (Ended*) Run's err ended the stream for: a face that
+// must tell a shutdown from a completion (both return nil) asks it.
+func (s *Subscription) Ended(err error) string { return s.reason(err) }
+
 // Close unregisters the stream, counting it as ended by err (what Run
 // returned).
 func (s *Subscription) Close(err error) { s.hub.unregister(s, s.reason(err)) }

@@ -164,6 +164,38 @@ func (c *dbStatsCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(descLifetime, float64(s.MaxLifetimeClosed))
 }
 
+// GRPC is the instruments of the SDKs' face (package consensus's
+// Metrics), registered with m.
+func (m *Metrics) GRPC() *GRPCMetrics {
+	g := &GRPCMetrics{
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Subsystem: "grpc", Name: "calls_total",
+			Help: "Calls of the gRPC face ended, by procedure, protocol (grpc, grpcweb, connect) and status code (ok, invalid_argument, not_found, unavailable, …).",
+		}, []string{"procedure", "protocol", "code"}),
+		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: Namespace, Subsystem: "grpc", Name: "calls_in_flight",
+			Help: "Calls of the gRPC face in progress (open subscribeTopic streams among them), by procedure and protocol.",
+		}, []string{"procedure", "protocol"}),
+	}
+	m.Registry.MustRegister(g.calls, g.inFlight)
+	return g
+}
+
+// GRPCMetrics are the gRPC face's instruments.
+type GRPCMetrics struct {
+	calls    *prometheus.CounterVec
+	inFlight *prometheus.GaugeVec
+}
+
+func (g *GRPCMetrics) CallStarted(procedure, protocol string) {
+	g.inFlight.WithLabelValues(procedure, protocol).Inc()
+}
+
+func (g *GRPCMetrics) CallEnded(procedure, protocol, code string) {
+	g.inFlight.WithLabelValues(procedure, protocol).Dec()
+	g.calls.WithLabelValues(procedure, protocol, code).Inc()
+}
+
 // Live is the instruments of the live topic messages (package live's
 // Metrics), registered with m.
 func (m *Metrics) Live() *LiveMetrics {

@@ -39,6 +39,8 @@ type Operations struct {
 	// streams feed the GraphQL subscriptions from the live hub (nil
 	// when they are off); stopLive ends the hub's poller and Redis waker.
 	streams  *graph.Streams
+	hub      *live.Hub // nil when subscriptions are off
+	grpc     *observe.GRPCMetrics
 	stopLive context.CancelFunc
 	liveDone chan struct{}
 }
@@ -46,6 +48,7 @@ type Operations struct {
 // NewOperations builds them as cfg says; Close releases them.
 func NewOperations(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) (*Operations, error) {
 	ops := &Operations{metrics: observe.NewMetrics()}
+	ops.grpc = ops.metrics.GRPC()
 	ops.metrics.RegisterDBStats(d.Bun().DB.Stats)
 	ops.metrics.RegisterLayout(func() map[string]string { return d.Layout().Labels() }, db.FallbackReasons, d.Fallbacks().Count)
 	// The layout decides how every statement reads (v1 flat, v2 by
@@ -97,6 +100,7 @@ func (o *Operations) startLive(cfg config.Config, d *db.DB, log *slog.Logger) {
 		Outage: cfg.LiveOutage, Log: log, Metrics: o.metrics.Live(),
 	})
 	o.streams = graph.NewStreams(hub)
+	o.hub = hub
 	ctx, cancel := context.WithCancel(context.Background())
 	o.stopLive = cancel
 	var client *redis.Client
@@ -121,8 +125,9 @@ func (o *Operations) startLive(cfg config.Config, d *db.DB, log *slog.Logger) {
 // few milliseconds to tens of them.
 var liveRechecks = []time.Duration{10 * time.Millisecond, 30 * time.Millisecond, 90 * time.Millisecond}
 
-// EndStreams completes every subscription and closes every WebSocket
-// (httpserver.Run calls it at shutdown).
+// EndStreams ends every subscription of both faces (GraphQL's complete,
+// gRPC's answer UNAVAILABLE so that the SDKs resubscribe) and closes every
+// WebSocket (httpserver.Run calls it at shutdown).
 func (o *Operations) EndStreams(ctx context.Context) error { return o.streams.Shutdown(ctx) }
 
 // Close stops the live poller and releases the cache store's connections.

@@ -51,7 +51,7 @@ func startDemoArgs(t *testing.T, args []string, env ...string) (*demoProcess, ti
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "MIRRORQL_LISTEN="+addr, "MIRRORQL_LOG_FORMAT=text")
+	cmd.Env = append(cmd.Env, "MIRRORQL_LISTEN="+addr, "MIRRORQL_LOG_FORMAT=text", "MIRRORQL_GRPC_LISTEN=")
 	cmd.Env = append(cmd.Env, env...)
 	d := &demoProcess{cmd: cmd, out: &lockedBuffer{}, logs: &lockedBuffer{}, base: "http://" + addr, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = d.out, d.logs
@@ -247,6 +247,7 @@ func TestDemoBusyPort(t *testing.T) {
 				cmd.Env = append(cmd.Env, kv)
 			}
 		}
+		cmd.Env = append(cmd.Env, "MIRRORQL_GRPC_LISTEN=")
 		cmd.Env = append(cmd.Env, env...)
 		out, err := cmd.CombinedOutput()
 		var exit *exec.ExitError

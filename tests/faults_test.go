@@ -256,7 +256,7 @@ func TestNoSecretInLogs(t *testing.T) {
 			for _, cmdName := range []string{"serve", "migrate"} {
 				cmd := exec.Command(binary(t), cmdName)
 				cmd.Env = append(os.Environ(), "MIRRORQL_DATABASE_URL="+u, "MIRRORQL_DB_DRIVER="+driver,
-					"MIRRORQL_LISTEN="+freeAddr(t))
+					"MIRRORQL_LISTEN="+freeAddr(t), "MIRRORQL_GRPC_LISTEN=")
 				out, err := cmd.CombinedOutput()
 				if err == nil {
 					t.Errorf("%s %s with %s: exit 0", driver, cmdName, u)

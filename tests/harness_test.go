@@ -79,7 +79,9 @@ func launch(t testing.TB, probe, dbURL string, env ...string) *server {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(binary(t), "serve")
-	cmd.Env = append(os.Environ(), "MIRRORQL_DATABASE_URL="+dbURL, "MIRRORQL_LISTEN="+addr)
+	// No gRPC listener unless a test asks for one: the default port is
+	// one for the whole machine.
+	cmd.Env = append(os.Environ(), "MIRRORQL_DATABASE_URL="+dbURL, "MIRRORQL_LISTEN="+addr, "MIRRORQL_GRPC_LISTEN=")
 	cmd.Env = append(cmd.Env, env...)
 	logs := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs

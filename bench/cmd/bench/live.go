@@ -12,7 +12,9 @@ package main
 //  3. poll statements per second at 1 and at 1,000 subscribers, with and
 //     without writes (the service's metric, and PostgreSQL's commits);
 //  4. memory per idle subscription at 1,000 and 5,000, one and ten per
-//     connection, each in a fresh service.
+//     connection, each in a fresh service;
+//  5. the SDKs' gRPC face (livegrpc.go): latency beside a WebSocket on the
+//     same topic, and 1,000 gRPC subscribers.
 //
 // The goals go into BENCHMARKS.md between the live markers, the whole
 // report into bench/results/live.md (publish).
@@ -55,6 +57,8 @@ type liveFlags struct {
 	idle        string
 	sources     int
 	profile     bool
+	grpc        bool
+	grpcOnly    bool
 }
 
 var lf = registerLiveFlags()
@@ -74,6 +78,8 @@ func registerLiveFlags() *liveFlags {
 	flag.StringVar(&l.idle, "live-idle", "1000,5000", "idle subscription counts of the memory phase")
 	flag.IntVar(&l.sources, "live-sources", 1, "source addresses 127.0.0.1 … 127.0.0.N of the clients' connections (for many more connections than ephemeral ports)")
 	flag.BoolVar(&l.profile, "live-profile", true, "take a CPU profile of the service during the fan-out (MIRRORQL_PPROF_LISTEN)")
+	flag.BoolVar(&l.grpc, "live-grpc", true, "part 5: gRPC subscribers (ConsensusService) beside a WebSocket's latency, and their fan-out")
+	flag.BoolVar(&l.grpcOnly, "live-grpc-only", false, "part 5 alone (its report is not published into BENCHMARKS.md)")
 	return l
 }
 
@@ -193,6 +199,14 @@ func runLive(ctx context.Context, f flags) error {
 	}
 	cancel()
 
+	if lf.grpcOnly {
+		if err := r.grpcPhase(topicNum); err != nil {
+			return err
+		}
+		fmt.Printf("load average at the start %s, at the end %s; %v\n\n", rep.loadAvg, loadAvg(), time.Since(started).Round(time.Second))
+		fmt.Println(rep.grpc.report())
+		return nil
+	}
 	if err := r.pollerPhases(); err != nil {
 		return err
 	}
@@ -203,6 +217,11 @@ func runLive(ctx context.Context, f flags) error {
 	}
 	for _, per := range []int{1, 10} {
 		if err := r.memoryPhase(per, idle); err != nil {
+			return err
+		}
+	}
+	if lf.grpc {
+		if err := r.grpcPhase(topicNum); err != nil {
 			return err
 		}
 	}

@@ -349,6 +349,7 @@ type liveReport struct {
 	memGoroutines    []goroutineGroup // the goroutines then
 	services         []serviceEnd
 	profilePath      string
+	grpc             *grpcResult // part 5, nil when not run
 }
 
 // liveCheck is one goal and its verdict.
@@ -444,6 +445,9 @@ func (r *liveReport) checks() []liveCheck {
 		per := perSub(rest, m)
 		cs = append(cs, liveCheck{goal: fmt.Sprintf("memory per idle subscription ≤ %d KiB, %s subscriptions, %d per connection", goalIdleBytes>>10, thousands(int64(m.subs)), m.perConn),
 			measured: fmt.Sprintf("%s KiB (RSS %s → %s MiB)", kib(per), mib(rest.rss), mib(m.rss)), ok: per <= goalIdleBytes, judged: true})
+	}
+	if r.grpc != nil {
+		cs = append(cs, r.grpc.checks()...)
 	}
 	return cs
 }
@@ -714,6 +718,9 @@ func (r *liveReport) markdown() string {
 		p("%s", r.memHeap)
 		p("```")
 		p("")
+	}
+	if r.grpc != nil {
+		r.grpc.markdown(p)
 	}
 	if len(r.services) > 0 {
 		p("How the services' subscriptions ended (`mirrorql_live_subscriptions_ended_total`), and their error log lines:")

@@ -411,6 +411,7 @@ func startService(ctx context.Context, f flags, url string) (*service, error) {
 	env := map[string]string{
 		"MIRRORQL_DATABASE_URL": url,
 		"MIRRORQL_LISTEN":       s.host,
+		"MIRRORQL_GRPC_LISTEN":  "",
 		"MIRRORQL_DB_POOL_SIZE": strconv.Itoa(f.pool),
 	}
 	for _, kv := range f.serviceEnv {

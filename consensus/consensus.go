@@ -1,0 +1,194 @@
+// Package consensus is the SDKs' face: the mirror node's gRPC
+// ConsensusService.subscribeTopic, which the Hedera/Hiero SDKs' topic message
+// queries call, served over gRPC, gRPC-Web and Connect from one net/http
+// handler (connect-go), beside NetworkService (answered UNIMPLEMENTED), the
+// standard health service and server reflection. It reads the query, has app
+// check it, has the live hub stream it (the engine of the GraphQL
+// subscription) and renders each row as the mirror node's
+// ConsensusTopicResponse.
+package consensus
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"connectrpc.com/connect"
+	connectcors "connectrpc.com/cors"
+	"connectrpc.com/grpchealth"
+	"connectrpc.com/grpcreflect"
+	"github.com/rs/cors"
+
+	"mirrorql/app"
+	"mirrorql/consensus/mirrorpb"
+	"mirrorql/consensus/mirrorpb/mirrorpbconnect"
+	"mirrorql/live"
+)
+
+// Options are the face's settings; zero values take the defaults noted.
+type Options struct {
+	// Hub feeds the streams; nil: live topic messages are off, and
+	// subscribeTopic answers UNIMPLEMENTED.
+	Hub *live.Hub
+	// Origins are the origins allowed to call from a browser (gRPC-Web,
+	// Connect); empty or "*" allows all. The same setting as the GraphQL
+	// WebSocket's.
+	Origins []string
+	// WriteTimeout bounds every write to a stream (10 s): a client that
+	// stops reading is disconnected, not waited on.
+	WriteTimeout time.Duration
+	// MaxPerConnection caps the streams of one connection (10), where the
+	// server's ConnContext marks connections.
+	MaxPerConnection int
+	// MaxRequestBytes bounds a request message (64 KiB); a larger one
+	// answers RESOURCE_EXHAUSTED.
+	MaxRequestBytes int
+	// Now is the wall clock (time.Now): a query without a start time starts
+	// now.
+	Now     func() time.Time
+	Log     *slog.Logger
+	Metrics Metrics
+}
+
+func (o Options) withDefaults() Options {
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 10 * time.Second
+	}
+	if o.MaxPerConnection <= 0 {
+		o.MaxPerConnection = 10
+	}
+	if o.MaxRequestBytes <= 0 {
+		o.MaxRequestBytes = 64 << 10
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	return o
+}
+
+// The services this face answers; their paths start with the name.
+var services = []string{
+	mirrorpbconnect.ConsensusServiceName,
+	mirrorpbconnect.NetworkServiceName,
+	grpchealth.HealthV1ServiceName,
+	grpcreflect.ReflectV1ServiceName,
+	grpcreflect.ReflectV1AlphaServiceName,
+}
+
+// New is the face's handler over reader (app's questions) and o.Hub.
+func New(reader app.Reader, o Options) http.Handler {
+	o = o.withDefaults()
+	opts := []connect.HandlerOption{
+		connect.WithReadMaxBytes(o.MaxRequestBytes),
+		// A message or two of a topic's are small: gzip pays only past
+		// this size, when the client accepts it.
+		connect.WithCompressMinBytes(1024),
+		connect.WithRecover(func(ctx context.Context, spec connect.Spec, _ http.Header, p any) error {
+			o.Log.ErrorContext(ctx, "consensus: panic", "procedure", spec.Procedure, "panic", p)
+			return connect.NewError(connect.CodeInternal, errors.New("internal error"))
+		}),
+	}
+	if o.Metrics != nil {
+		opts = append(opts, connect.WithInterceptors(observer{o.Metrics}))
+	}
+	// Each method at its own path: a service's handler answers a method it
+	// lacks with a plain 404, where the client needs UNIMPLEMENTED.
+	mux := http.NewServeMux()
+	_, subscribe := mirrorpbconnect.NewConsensusServiceHandler(&subscriber{app: reader, o: o}, opts...)
+	mux.Handle(mirrorpbconnect.ConsensusServiceSubscribeTopicProcedure, subscribe)
+	_, nodes := mirrorpbconnect.NewNetworkServiceHandler(network{}, opts...)
+	mux.Handle(mirrorpbconnect.NetworkServiceGetNodesProcedure, nodes)
+	_, health := grpchealth.NewHandler(grpchealth.NewStaticChecker(mirrorpbconnect.ConsensusServiceName), opts...)
+	mux.Handle("/"+grpchealth.HealthV1ServiceName+"/Check", health)
+	mux.Handle("/"+grpchealth.HealthV1ServiceName+"/Watch", health)
+	reflector := grpcreflect.NewStaticReflector(services[:3]...)
+	_, reflect := grpcreflect.NewHandlerV1(reflector, opts...)
+	mux.Handle("/"+grpcreflect.ReflectV1ServiceName+"/ServerReflectionInfo", reflect)
+	_, reflectAlpha := grpcreflect.NewHandlerV1Alpha(reflector, opts...)
+	mux.Handle("/"+grpcreflect.ReflectV1AlphaServiceName+"/ServerReflectionInfo", reflectAlpha)
+	mux.Handle("/", unknownMethod())
+	return corsOf(o.Origins).Handler(controlled(mux, o.WriteTimeout))
+}
+
+// Is tells the requests of this face on a listener shared with others: a
+// path of one of its services, or any gRPC or gRPC-Web request (an unknown
+// method then answers UNIMPLEMENTED in its protocol, not an HTML 404).
+func Is(r *http.Request) bool {
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
+		return true
+	}
+	p := strings.TrimPrefix(r.URL.Path, "/")
+	for _, s := range services {
+		if strings.HasPrefix(p, s+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownMethod answers a path no service serves: UNIMPLEMENTED in the
+// request's protocol, or a plain 404 to what speaks none of them.
+func unknownMethod() http.Handler {
+	ew := connect.NewErrorWriter()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !ew.IsSupported(r) {
+			http.Error(w, "no such method: "+r.URL.Path, http.StatusNotFound)
+			return
+		}
+		_ = ew.Write(w, r, connect.NewError(connect.CodeUnimplemented, errors.New("unknown method "+r.URL.Path)))
+	})
+}
+
+// corsOf lets browser pages of the allowed origins call the face: the
+// request headers gRPC-Web and Connect clients send, and the trailers they
+// must read (grpc-status, grpc-message) exposed.
+func corsOf(origins []string) *cors.Cors {
+	allowed := []string{}
+	for _, o := range origins {
+		if o = strings.TrimSuffix(strings.TrimSpace(o), "/"); o != "" {
+			allowed = append(allowed, o)
+		}
+	}
+	if len(allowed) == 0 {
+		allowed = []string{"*"}
+	}
+	return cors.New(cors.Options{
+		AllowedOrigins: allowed,
+		AllowedMethods: connectcors.AllowedMethods(),
+		AllowedHeaders: connectcors.AllowedHeaders(),
+		ExposedHeaders: connectcors.ExposedHeaders(),
+		MaxAge:         7200,
+	})
+}
+
+// connStreams counts the streams open on one connection.
+type connStreams struct{ n atomic.Int32 }
+
+type connKey struct{}
+
+// ConnContext marks a server's connections so that streams are capped per
+// connection (http.Server.ConnContext).
+func ConnContext(ctx context.Context, _ net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, &connStreams{})
+}
+
+func connOf(ctx context.Context) *connStreams {
+	c, _ := ctx.Value(connKey{}).(*connStreams)
+	return c
+}
+
+// network answers NetworkService: the address book is not served here.
+type network struct{}
+
+func (network) GetNodes(context.Context, *connect.Request[mirrorpb.AddressBookQuery], *connect.ServerStream[mirrorpb.NodeAddress]) error {
+	return connect.NewError(connect.CodeUnimplemented,
+		errors.New("NetworkService.getNodes is not served: this service answers topic queries only; ask a mirror node for the address book"))
+}

@@ -1,6 +1,7 @@
 // Package db is the query layer over the mirror node's PostgreSQL database:
 // one exported function per question the API answers, returning model
-// values. Both faces (REST and GraphQL) read the ledger only through it.
+// values. The faces never call it: the core (package app) reads it through
+// Store (store.go), which adapts it to the core's types and errors.
 //
 // Each file holds one job. The questions: messages.go (a message by
 // sequence number or timestamp, one or many), message_pages.go (a page of a

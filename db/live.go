@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -46,23 +47,8 @@ const (
 	livePollEnd = ") AS m) ON true ORDER BY m.consensus_timestamp"
 )
 
-// Poll is what one live poll found.
-type Poll struct {
-	// Messages of the subscribed topics past the watermark, in consensus
-	// order (so in sequence order within a topic).
-	Messages []model.TopicMessage
-	// Scanned is the newest submit transaction the poll walked past (0 when
-	// none). It can be ahead of the newest message when a transaction row
-	// has no message row.
-	Scanned model.Timestamp
-	// Head is the newest transaction of the ledger (0 when there is none).
-	Head model.Timestamp
-	// Full: the walk stopped at its limit (counted in transactions, some of
-	// which may have no message row); more may be waiting. Otherwise the
-	// walk reached Head: in the statement's snapshot, no submit transaction
-	// of the topics is after Scanned and at or before Head.
-	Full bool
-}
+// Poll is what one live poll found: the core's type (app.Poll).
+type Poll = app.Poll
 
 // LivePoll finds the messages of topics whose submit transaction is after
 // the watermark, at most limit of them. A watermark of model.Timestamp

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -15,16 +16,8 @@ const scheduleColumns = "s.consensus_timestamp, s.creator_account_id, s.executed
 
 const signatureColumns = "entity_id, consensus_timestamp, public_key_prefix, signature, type"
 
-// ScheduleFilter selects a page of schedules ordered by schedule id.
-// NoMatch is set when a filter value names no entity (an opaque EVM address):
-// the page is empty without a query.
-type ScheduleFilter struct {
-	ScheduleID       []model.Condition[model.EntityID]
-	CreatorAccountID []model.Condition[model.EntityID]
-	NoMatch          bool
-	Order            model.Order
-	Limit            int
-}
+// ScheduleFilter selects a page of schedules: the core's type (app.ScheduleFilter).
+type ScheduleFilter = app.ScheduleFilter
 
 // The schedules routes' statements are fixed texts with parameters, each
 // prepared once per connection, as the message routes' are: built with the

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/uptrace/bun"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -105,12 +106,8 @@ func (d *DB) EntityKind(ctx context.Context, id model.EntityID) (string, error) 
 	return kinds[0], nil
 }
 
-// TopicFilter selects a page of topic entities ordered by id.
-type TopicFilter struct {
-	ID    []model.Condition[model.EntityID]
-	Order model.Order
-	Limit int
-}
+// TopicFilter selects a page of topic entities: the core's type (app.TopicFilter).
+type TopicFilter = app.TopicFilter
 
 // Topics lists entities of type TOPIC on the (type, id) index.
 func (d *DB) Topics(ctx context.Context, f TopicFilter) ([]model.Topic, error) {

@@ -161,7 +161,7 @@ func (r *topicResolver) Message(ctx context.Context, obj *view.Topic, sequenceNu
 	}
 	m, err := loadersOf(ctx).messageOf(ctx, obj, seq)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
 	return m, nil
 }
@@ -171,7 +171,7 @@ func (r *topicResolver) Message(ctx context.Context, obj *view.Topic, sequenceNu
 func (r *topicResolver) MessageCount(ctx context.Context, obj *view.Topic) (view.LongArg, error) {
 	m, err := loadersOf(ctx).latestOf(ctx, obj)
 	if err != nil {
-		return "", dbError(err)
+		return "", err
 	}
 	if m == nil {
 		return "0", nil
@@ -183,7 +183,7 @@ func (r *topicResolver) MessageCount(ctx context.Context, obj *view.Topic) (view
 func (r *topicResolver) LatestMessage(ctx context.Context, obj *view.Topic) (*view.TopicMessage, error) {
 	m, err := loadersOf(ctx).latestOf(ctx, obj)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
 	return m, nil
 }
@@ -204,7 +204,7 @@ func (r *topicResolver) Messages(ctx context.Context, obj *view.Topic, sequenceN
 	}
 	got, err := loadersOf(ctx).messagesOf(ctx, obj, q.Filter())
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
 	return messageConnection(q.Page(got.rows), got.page), nil
 }
@@ -213,7 +213,7 @@ func (r *topicResolver) Messages(ctx context.Context, obj *view.Topic, sequenceN
 func (r *topicMessageResolver) Topic(ctx context.Context, obj *view.TopicMessage) (*view.Topic, error) {
 	t, err := loadersOf(ctx).topicOf(ctx, obj)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
 	return t, nil
 }
@@ -225,7 +225,7 @@ func (r *topicMessageResolver) Chunks(ctx context.Context, obj *view.TopicMessag
 	}
 	got, err := loadersOf(ctx).chunksOf(ctx, obj)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
 	out := make([]*view.TopicMessage, len(got.rows))
 	for i := range got.rows {
@@ -243,7 +243,7 @@ func (r *topicMessageResolver) FullMessage(ctx context.Context, obj *view.TopicM
 	}
 	got, err := loadersOf(ctx).chunksOf(ctx, obj)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
 	full, ok := joinChunks(got.rows, obj.Row.ChunkTotal)
 	if !ok {

@@ -82,10 +82,6 @@ func outage(err error) bool {
 	return false
 }
 
-// DatabaseError maps a query-layer failure for middleware that queries the
-// database before a handler runs: app.DBError, so the same body.
-func DatabaseError(err error) error { return app.DBError(err) }
-
 // NotFoundHandler answers the service's 404 body, for handlers that are
 // mounted under Echo but route further themselves (the GraphQL explorer's
 // assets).

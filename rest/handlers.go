@@ -10,7 +10,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"mirrorql/app"
-	"mirrorql/db"
 	"mirrorql/model"
 )
 
@@ -23,18 +22,15 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Handlers serve the mirror node routes over an app.Reader.
+// Handlers serve the mirror node routes over an app.RESTReader.
 type Handlers struct {
-	app   app.Reader
+	app   app.RESTReader
 	opts  Options
 	sizes app.PageSizes
 }
 
-// New builds the handlers over the query layer.
-func New(d *db.DB, o Options) *Handlers { return NewOver(app.New(d), o) }
-
-// NewOver builds the handlers over any Reader.
-func NewOver(r app.Reader, o Options) *Handlers {
+// New builds the handlers over r (an app.Ledger, or a test's own).
+func New(r app.RESTReader, o Options) *Handlers {
 	if o.Now == nil {
 		o.Now = time.Now
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"mirrorql/apidocs"
+	"mirrorql/app"
 	"mirrorql/cache"
 	"mirrorql/config"
 	"mirrorql/dashboard"
@@ -92,7 +93,7 @@ func (o *Operations) startLive(cfg config.Config, d *db.DB, log *slog.Logger) {
 		close(o.liveDone)
 		return
 	}
-	hub := live.New(d, live.Options{
+	hub := live.New(db.NewStore(d), live.Options{
 		PollInterval: cfg.LivePollInterval, MaxSubscriptions: cfg.LiveMaxSubscriptions, Buffer: cfg.LiveBuffer,
 		Outage: cfg.LiveOutage, Log: log, Metrics: o.metrics.Live(),
 	})
@@ -205,7 +206,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 			Version: func(ctx context.Context) (string, error) {
 				v, err := d.SchedulesVersion(ctx)
 				if err != nil {
-					return "", rest.DatabaseError(err)
+					return "", db.AppError(err)
 				}
 				return v, nil
 			},
@@ -213,14 +214,16 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 	}
 	e.Use(composedOnce(chain...))
 
-	rest.New(d, rest.Options{
+	// One door to the data for every face: the core over the query layer.
+	ledger := app.New(db.NewStore(d))
+	rest.New(ledger, rest.Options{
 		Defaults:     model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
 		LimitDefault: cfg.ResponseLimitDef,
 		LimitMax:     cfg.ResponseLimitMax,
 	}).Register(e)
 
 	// --- GraphQL face: the API and its GraphiQL explorer ---
-	gql := echo.WrapHandler(graph.NewHandler(d, graph.Options{
+	gql := echo.WrapHandler(graph.NewHandler(ledger, graph.Options{
 		Defaults:             model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
 		LimitDefault:         cfg.ResponseLimitDef,
 		LimitMax:             cfg.ResponseLimitMax,
@@ -294,7 +297,7 @@ func RequestDeadline(timeout time.Duration) echo.MiddlewareFunc {
 			if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) || c.Response().Committed {
 				return err
 			}
-			return rest.DatabaseError(err)
+			return db.AppError(err)
 		}
 	}
 }

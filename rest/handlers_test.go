@@ -12,6 +12,7 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/model"
+	"mirrorql/service/policy"
 )
 
 // ledger is an in-memory app.RESTReader: the handlers' answers are checked
@@ -154,7 +155,7 @@ func testLedger(down bool) *ledger {
 
 func serve(r app.RESTReader) *echo.Echo {
 	e := echo.New()
-	e.HTTPErrorHandler = ErrorHandler(nil)
+	e.HTTPErrorHandler = policy.ErrorHandler(nil)
 	e.Pre(CanonicalRoute)
 	New(r, Options{LimitDefault: 25, LimitMax: 100}).Register(e)
 	return e

@@ -30,6 +30,7 @@ import (
 	"mirrorql/model"
 	"mirrorql/observe"
 	"mirrorql/rest"
+	"mirrorql/service/policy"
 )
 
 // Operations are the operator's kit around the handlers: the metrics
@@ -168,7 +169,7 @@ func serveFavicon(c echo.Context) error {
 func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI []byte) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = rest.ErrorHandler(func(c echo.Context, err error) {
+	e.HTTPErrorHandler = policy.ErrorHandler(func(c echo.Context, err error) {
 		ctx := c.Request().Context()
 		log.ErrorContext(ctx, "request failed", "method", c.Request().Method, "path", c.Request().URL.Path,
 			"err", err, "request_id", observe.RequestID(ctx))
@@ -184,7 +185,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 			Stream: graph.IsStream,
 		}),
 		middleware.Recover(),
-		rest.CORS,
+		policy.CORS,
 		// Request limits: 414, 431, 413, and 429 per client IP.
 		limits.Middleware(limits.Options{
 			MaxURLLength: cfg.MaxURLLength, MaxHeaderBytes: cfg.MaxHeaderBytes, MaxBodyBytes: cfg.MaxBodyBytes,
@@ -238,7 +239,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 			KeepAlive: cfg.LiveKeepAlive, WriteTimeout: cfg.LiveWriteTimeout, InitTimeout: cfg.GraphQLWSInitTimeout,
 			Origins: cfg.WSOrigins(), MaxPerConnection: cfg.LiveMaxPerConnection,
 		},
-		NotFound: rest.NotFoundHandler(),
+		NotFound: policy.NotFoundHandler(),
 	}))
 	e.Match([]string{http.MethodGet, http.MethodHead, http.MethodPost}, graph.Endpoint, gql)
 	e.Match([]string{http.MethodGet, http.MethodHead}, graph.Endpoint+"/explorer/*", gql)

@@ -17,11 +17,12 @@ import (
 	"mirrorql/dashboard"
 	"mirrorql/db"
 	"mirrorql/rest"
+	"mirrorql/service/policy"
 )
 
 func TestRequestDeadline(t *testing.T) {
 	e := echo.New()
-	e.HTTPErrorHandler = rest.ErrorHandler(nil)
+	e.HTTPErrorHandler = policy.ErrorHandler(nil)
 	e.Use(RequestDeadline(50 * time.Millisecond))
 	var sawDeadline bool
 	e.Match([]string{http.MethodGet, http.MethodHead}, "/slow", func(c echo.Context) error {

@@ -26,6 +26,7 @@ import (
 	"mirrorql/model"
 	"mirrorql/rest"
 	"mirrorql/seed"
+	"mirrorql/service/policy"
 	"mirrorql/tests/testdb"
 )
 
@@ -175,7 +176,7 @@ type faces struct {
 
 func newFaces(d *db.DB, limitDefault, limitMax int) *faces {
 	e := echo.New()
-	e.HTTPErrorHandler = rest.ErrorHandler(nil)
+	e.HTTPErrorHandler = policy.ErrorHandler(nil)
 	e.Pre(rest.CanonicalRoute)
 	rest.New(app.New(db.NewStore(d)), rest.Options{LimitDefault: limitDefault, LimitMax: limitMax}).Register(e)
 	return &faces{

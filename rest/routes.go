@@ -161,5 +161,10 @@ func sendNode(c echo.Context, body []byte, cacheControl string, next *string) er
 // weakETag is the etag package's form: W/"<length hex>-<sha1 base64 [:27]>".
 func weakETag(body []byte) string {
 	sum := sha1.Sum(body)
-	return `W/"` + strconv.FormatInt(int64(len(body)), 16) + "-" + base64.StdEncoding.EncodeToString(sum[:])[:27] + `"`
+	b := make([]byte, 0, 48)
+	b = strconv.AppendInt(append(b, `W/"`...), int64(len(body)), 16)
+	b = append(b, '-')
+	n := len(b)
+	b = base64.StdEncoding.AppendEncode(b, sum[:])[:n+27]
+	return string(append(b, '"'))
 }

@@ -64,8 +64,7 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 			head, scanned, n, ts, seq, topic pgtype.Int8
 			r                                messageRow
 		)
-		dest := []any{&head, &scanned, &n, &ts, &r.message, &r.hash, &seq, &r.version, &r.chunkNum, &r.chunkTotal,
-			&r.payer, &r.validStart, &topic, &r.initial}
+		dest := append([]any{&head, &scanned, &n}, r.columns(&ts, &seq, &topic)...)
 		for rows.Next() {
 			r.message, r.hash, r.initial = nil, nil, nil
 			if err := rows.Scan(dest...); err != nil {

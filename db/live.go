@@ -82,8 +82,7 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 		return rows.Err()
 	}
 	// The topics travel as an array literal (text), as the point lookups'
-	// keys do: database/sql (pgdriver) cannot bind a []int64, and the
-	// EXPLAIN tests write the statement's values as literals.
+	// keys do: the EXPLAIN tests write the statement's values as literals.
 	var err error
 	if d.v2() != nil {
 		// Planned for its values, so that the watermark and the last head

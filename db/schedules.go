@@ -217,7 +217,7 @@ func (d *DB) SignaturesOf(ctx context.Context, ids []model.EntityID) (map[model.
 	}
 	sigs := make([]model.Signature, 0, 2*len(ids))
 	read := func(rs rowSource) (err error) { sigs, err = scanSignatures(rs, sigs); return err }
-	// arrays travel as text literals: database/sql (pgdriver) cannot bind a slice
+	// arrays travel as text literals (int64Array)
 	if err := d.query(ctx, read, signaturesOfSQL, int64Array(ids)); err != nil {
 		return nil, fmt.Errorf("signatures of %d schedules: %w", len(ids), err)
 	}

@@ -113,7 +113,7 @@ func TestFavicon(t *testing.T) {
 	cfg.LiveEnabled, cfg.CacheEnabled = false, false
 	// No query is made: a database nobody answers at will do.
 	cfg.DatabaseURL = "postgres://nobody@127.0.0.1:1/none?sslmode=disable"
-	d, err := db.Open(db.Options{URL: cfg.DatabaseURL, Driver: cfg.DBDriver, PoolSize: 1,
+	d, err := db.Open(db.Options{URL: cfg.DatabaseURL, PoolSize: 1,
 		StatementTimeout: time.Second, ConnectTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -99,7 +99,7 @@ func TestReadOnlyReplica(t *testing.T) {
 
 	type instance struct{ name, url string }
 	var servers, limitedServers []instance
-	for _, driver := range []string{"pgdriver", "pgx"} {
+	for _, driver := range []string{"pgx"} {
 		for who, target := range targets {
 			env := []string{"MIRRORQL_DB_DRIVER=" + driver, "MIRRORQL_CACHE_ENABLED=false"}
 			name := driver + " as " + who
@@ -199,7 +199,7 @@ func TestHotStandby(t *testing.T) {
 		t.Fatal("the standby accepted a write")
 	}
 
-	for _, driver := range []string{"pgdriver", "pgx"} {
+	for _, driver := range []string{"pgx"} {
 		env := []string{"MIRRORQL_DB_DRIVER=" + driver, "MIRRORQL_CACHE_ENABLED=false"}
 		def := startServer(t, standby.URL(), env...)
 		limited := startServer(t, standby.URL(), append(env, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")...)

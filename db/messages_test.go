@@ -15,7 +15,7 @@ import (
 // TestMessagesOfTopicFilters: pages of random filters — any mix of
 // operators on sequence numbers and timestamps, both orders, any limit —
 // hold exactly the messages that a direct evaluation of the conditions
-// picks, in order, over both drivers and both the prepared and the
+// picks, in order, prepared and over the simple protocol, both the generic and the
 // planned-each-time statements, and the GraphQL face's batch gives the
 // same pages.
 func TestMessagesOfTopicFilters(t *testing.T) {

@@ -39,7 +39,7 @@ func unavailableBodyOf(route string) string {
 }
 
 // TestDatabaseFaults stops and restarts a PostgreSQL server it owns under a
-// running mirrorql (one per driver) and proves, for real:
+// running mirrorql and proves, for real:
 //   - while the server is down every API route answers 503 with the
 //     documented "Service unavailable" body within 1 s, readiness answers
 //     503 and liveness 200;

@@ -42,7 +42,7 @@ import (
 // auth_type = trust for the test) in front of a test database, with a server
 // pool (2) smaller than mirrorql's (10), so concurrent requests share server
 // connections, and replays every conformance case through mirrorql on it with
-// both drivers, in parallel.
+// pgx, unprepared as behind any transaction pooler.
 
 // pgbouncerBinary finds pgbouncer (Debian package pgbouncer) on PATH or in
 // /usr/sbin; "" when it is not installed. A test never installs it: .ci/run
@@ -227,7 +227,7 @@ pidfile = %s
 }
 
 // TestPgBouncer replays the conformance cases through PgBouncer in
-// transaction pooling mode, with both drivers, and checks that the statement
+// transaction pooling mode and checks that the statement
 // timeout holds behind it.
 func TestPgBouncer(t *testing.T) {
 	t.Parallel()

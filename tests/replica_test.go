@@ -159,7 +159,7 @@ func graphQLReads(t *testing.T, name, base string) {
 // PostgreSQL cluster of the test's own, a standby made from it with
 // pg_basebackup, streaming and in recovery (where every transaction is
 // read-only and any write fails). Every REST case answers exactly as on the
-// primary, with both drivers, and the GraphQL face answers without errors.
+// primary, and the GraphQL face answers without errors.
 func TestHotStandby(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

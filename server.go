@@ -135,7 +135,7 @@ var errUsage = errors.New("usage")
 
 func openDB(cfg config.Config) (*db.DB, error) {
 	return db.Open(db.Options{
-		URL: cfg.DatabaseURL, Driver: cfg.DBDriver, Prepare: cfg.DBPrepare, Coalesce: cfg.DBCoalesce, PoolSize: cfg.DBPoolSize,
+		URL: cfg.DatabaseURL, Prepare: cfg.DBPrepare, Coalesce: cfg.DBCoalesce, PoolSize: cfg.DBPoolSize,
 		StatementTimeout: cfg.DBStatementTimeout, ConnectTimeout: cfg.DBConnectTimeout,
 		LookupMode: lookupMode(cfg),
 	})

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"mirrorql/db"
 	"mirrorql/model"
 )
 
@@ -79,11 +78,11 @@ func TestPaging(t *testing.T) {
 		full, more bool
 		next       model.Condition[model.Timestamp]
 	}{
-		{"full page", MessageQuery{MessageFilter: db.MessageFilter{Limit: 3}}, rows, 3, true, false, model.Condition[model.Timestamp]{Op: model.OpGt, Value: 3}},
-		{"short page", MessageQuery{MessageFilter: db.MessageFilter{Limit: 4, Order: model.Desc}}, rows, 3, false, false, model.Condition[model.Timestamp]{Op: model.OpLt, Value: 3}},
-		{"lookahead found more", MessageQuery{MessageFilter: db.MessageFilter{Limit: 2}, Lookahead: true}, rows, 2, true, true, model.Condition[model.Timestamp]{Op: model.OpGt, Value: 2}},
-		{"lookahead found no more", MessageQuery{MessageFilter: db.MessageFilter{Limit: 3}, Lookahead: true}, rows, 3, true, false, model.Condition[model.Timestamp]{Op: model.OpGt, Value: 3}},
-		{"empty", MessageQuery{MessageFilter: db.MessageFilter{Limit: 3}}, nil, 0, false, false, model.Condition[model.Timestamp]{}},
+		{"full page", MessageQuery{MessageFilter: MessageFilter{Limit: 3}}, rows, 3, true, false, model.Condition[model.Timestamp]{Op: model.OpGt, Value: 3}},
+		{"short page", MessageQuery{MessageFilter: MessageFilter{Limit: 4, Order: model.Desc}}, rows, 3, false, false, model.Condition[model.Timestamp]{Op: model.OpLt, Value: 3}},
+		{"lookahead found more", MessageQuery{MessageFilter: MessageFilter{Limit: 2}, Lookahead: true}, rows, 2, true, true, model.Condition[model.Timestamp]{Op: model.OpGt, Value: 2}},
+		{"lookahead found no more", MessageQuery{MessageFilter: MessageFilter{Limit: 3}, Lookahead: true}, rows, 3, true, false, model.Condition[model.Timestamp]{Op: model.OpGt, Value: 3}},
+		{"empty", MessageQuery{MessageFilter: MessageFilter{Limit: 3}}, nil, 0, false, false, model.Condition[model.Timestamp]{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,22 +92,8 @@ func TestPaging(t *testing.T) {
 			}
 		})
 	}
-	if f := (&MessageQuery{MessageFilter: db.MessageFilter{Limit: 25}, Lookahead: true}).Filter(); f.Limit != 26 {
+	if f := (&MessageQuery{MessageFilter: MessageFilter{Limit: 25}, Lookahead: true}).Filter(); f.Limit != 26 {
 		t.Errorf("lookahead filter limit %d", f.Limit)
-	}
-}
-
-func TestDBError(t *testing.T) {
-	if DBError(nil) != nil {
-		t.Error("nil mapped")
-	}
-	if err := DBError(fmt.Errorf("message 1 of topic 0.0.7: %w", db.ErrNotFound)); err != ErrNotFound || !IsNotFound(err) {
-		t.Errorf("not found mapped to %v", err)
-	}
-	cause := errors.New("canceling statement due to statement timeout")
-	var u *Unavailable
-	if err := DBError(cause); !errors.As(err, &u) || u.Cause != cause || u.Outage() || !errors.Is(err, cause) {
-		t.Errorf("failure mapped to %#v", err)
 	}
 }
 

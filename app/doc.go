@@ -1,8 +1,11 @@
-// Package app is the application layer between the two faces (rest, graph)
-// and the query layer (db). It holds the rules both faces must apply the
-// same way, once: the error vocabulary and the mapping of query-layer
-// failures to it, page sizes, where the next page starts, and the questions
-// the faces ask, declared as Reader. A face parses its input into app's
-// queries, calls a Reader and renders what comes back; it maps app's errors
+// Package app is the core between the faces (rest, graph, live's streams)
+// and the query layer. It is the only door to the data: it declares what it
+// reads (Store, LiveStore, in its own types; package db adapts to them) and
+// what the faces ask (Reader for every face, RESTReader and GraphReader for
+// what only one face needs). It holds the rules the faces must apply the
+// same way, once: the error vocabulary, page sizes, where the next page
+// starts, and the parsing of list filters from what a face received (name,
+// operator, raw value). A face parses only its own syntax, hands the values
+// to app, calls a reader and renders what comes back; it maps app's errors
 // to its wire format in one place.
 package app

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 
-	"mirrorql/db"
 	"mirrorql/model"
 )
 
@@ -73,8 +72,12 @@ func (e *NotFound) Error() string { return e.Message }
 var ErrNotFound = &NotFound{Message: "Not found"}
 
 // Unavailable is a query-layer failure. The client sees only
-// UnavailableMessage (DECISIONS #9); Cause is for the log.
-type Unavailable struct{ Cause error }
+// UnavailableMessage (DECISIONS #9); Cause is for the log. Down: the
+// database could not be reached at all (the store says so, db.AppError).
+type Unavailable struct {
+	Cause error
+	Down  bool
+}
 
 // UnavailableMessage is what a client is told about any Unavailable.
 const UnavailableMessage = "Service unavailable"
@@ -84,19 +87,7 @@ func (u *Unavailable) Unwrap() error { return u.Cause }
 
 // Outage reports whether the database could not be reached at all: db.Health
 // logs that once per change of state, so a face need not log it per request.
-func (u *Unavailable) Outage() bool { return db.Unavailable(u.Cause) }
-
-// DBError maps a query-layer error: nil stays nil, not found is ErrNotFound,
-// anything else is Unavailable.
-func DBError(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, db.ErrNotFound):
-		return ErrNotFound
-	}
-	return &Unavailable{Cause: err}
-}
+func (u *Unavailable) Outage() bool { return u.Down }
 
 // AsUnavailable is err as an Unavailable: itself when it is one, else an
 // Unavailable caused by it.

@@ -3,11 +3,10 @@ package app
 import (
 	"context"
 
-	"mirrorql/db"
 	"mirrorql/model"
 )
 
-// Reader is what the faces ask of the ledger. Its errors are app's: a
+// Reader is what every face asks of the ledger. Its errors are app's: a
 // NotFound, an Unavailable, or a BadRequest.
 type Reader interface {
 	// TopicMessages is a page of one topic's messages.
@@ -17,22 +16,49 @@ type Reader interface {
 	// MessageByTimestamp is the message a successful submit at that consensus
 	// time wrote.
 	MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error)
-	// MessageOfTopicAt is MessageByTimestamp when that message is the topic's.
-	MessageOfTopicAt(ctx context.Context, topic model.EntityID, ts model.Timestamp) (*model.TopicMessage, error)
-	// Topic is the topic, entity and custom fee rows of one topic: NotFound
-	// only when none exists (REST's topic details tell the rows apart).
-	Topic(ctx context.Context, id model.EntityID) (*model.Topic, error)
-	// TopicEntity is the topic with an entity row.
-	TopicEntity(ctx context.Context, id model.EntityID) (*model.Topic, error)
-	// Topics is a page of topic entities.
-	Topics(ctx context.Context, q TopicQuery) (TopicPage, error)
 	// Schedule is one schedule with its signatures.
 	Schedule(ctx context.Context, id model.EntityID) (*model.Schedule, error)
 	// Schedules is a page of schedules with their signatures.
 	Schedules(ctx context.Context, q ScheduleQuery) (SchedulePage, error)
 	// FollowableTopic checks that a subscription may follow id: NotFound
-	// when no entity has that id, a BadRequest when it is not a topic.
+	// when no entity has that id, a BadRequest when it is not a topic
+	// (GraphQL's subscriptions and gRPC's subscribeTopic).
 	FollowableTopic(ctx context.Context, id model.EntityID) error
+}
+
+// RESTReader is Reader and what only the REST face asks.
+type RESTReader interface {
+	Reader
+	// MessageOfTopicAt is MessageByTimestamp when that message is the
+	// topic's (the by-sequence route given a timestamp, DECISIONS #8).
+	MessageOfTopicAt(ctx context.Context, topic model.EntityID, ts model.Timestamp) (*model.TopicMessage, error)
+	// Topic is the topic, entity and custom fee rows of one topic: NotFound
+	// only when none exists (rest-java's topic details tell the rows apart).
+	Topic(ctx context.Context, id model.EntityID) (*model.Topic, error)
+}
+
+// GraphReader is Reader and what only the GraphQL face asks: the topics
+// and the batched reads of nested fields (its
+// dataloaders ask for a whole page's keys at once).
+type GraphReader interface {
+	Reader
+	// TopicEntity is the topic with an entity row.
+	TopicEntity(ctx context.Context, id model.EntityID) (*model.Topic, error)
+	// Topics is a page of topic entities.
+	Topics(ctx context.Context, q TopicQuery) (TopicPage, error)
+	// TopicsByID are the topics with an entity row among ids.
+	TopicsByID(ctx context.Context, ids []model.EntityID) ([]model.Topic, error)
+	// MessagesBySequence are the messages that exist among keys.
+	MessagesBySequence(ctx context.Context, keys []TopicSequence) (map[TopicSequence]*model.TopicMessage, error)
+	// MessagesOfTopics is the page f selects of each topic (f.TopicID aside).
+	MessagesOfTopics(ctx context.Context, topics []model.EntityID, f MessageFilter) (map[model.EntityID][]model.TopicMessage, error)
+	// LatestMessages is the newest message of each topic that has one.
+	LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error)
+	// ChunksOf is, for each chunked message, the chunks of its logical
+	// message (db.ChunkWindow); nil for an unchunked one.
+	ChunksOf(ctx context.Context, msgs []*model.TopicMessage) ([][]model.TopicMessage, error)
+	// Activity counts a topic's messages between consecutive boundaries.
+	Activity(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error)
 }
 
 // Page is a page of rows ordered by a paging key of type K.
@@ -70,7 +96,7 @@ func pageOf[T, K any](rows []T, limit int, lookahead bool, order model.Order, ke
 // MessageQuery selects a page of one topic's messages; the conditions are
 // ANDed.
 type MessageQuery struct {
-	db.MessageFilter
+	MessageFilter
 	// Lookahead reads one row past Limit to know whether another page
 	// exists (GraphQL's hasNextPage).
 	Lookahead bool
@@ -81,7 +107,7 @@ type MessageQuery struct {
 }
 
 // Filter is the query layer's filter for q, the lookahead row included.
-func (q *MessageQuery) Filter() db.MessageFilter {
+func (q *MessageQuery) Filter() MessageFilter {
 	f := q.MessageFilter
 	if q.Lookahead {
 		f.Limit++
@@ -105,7 +131,7 @@ type TopicQuery struct {
 // ScheduleQuery selects a page of schedules ordered by id. NoMatch: a value
 // named no entity (an opaque EVM address), so the page is empty.
 type ScheduleQuery struct {
-	db.ScheduleFilter
+	ScheduleFilter
 	Lookahead bool
 }
 
@@ -116,23 +142,26 @@ func lookahead(limit int, on bool) int {
 	return limit
 }
 
-// Ledger is the Reader over the query layer.
-type Ledger struct{ db *db.DB }
+// Ledger is every face's reader over a Store.
+type Ledger struct{ store Store }
 
-var _ Reader = (*Ledger)(nil)
+var (
+	_ RESTReader  = (*Ledger)(nil)
+	_ GraphReader = (*Ledger)(nil)
+)
 
-// New is the Reader over d.
-func New(d *db.DB) *Ledger { return &Ledger{db: d} }
+// New is the Ledger over s.
+func New(s Store) *Ledger { return &Ledger{store: s} }
 
 func (l *Ledger) TopicMessages(ctx context.Context, q MessageQuery) (MessagePage, error) {
-	rows, err := l.db.MessagesOfTopic(ctx, q.Filter())
+	rows, err := l.store.MessagesOfTopic(ctx, q.Filter())
 	if err != nil {
-		return MessagePage{}, DBError(err)
+		return MessagePage{}, err
 	}
 	if len(rows) == 0 && q.NoSuchTopic != "" {
-		exists, err := l.db.TopicExists(ctx, q.TopicID)
+		exists, err := l.store.TopicExists(ctx, q.TopicID)
 		if err != nil {
-			return MessagePage{}, DBError(err)
+			return MessagePage{}, err
 		}
 		if !exists {
 			return MessagePage{}, &NotFound{Message: "No such topic id - " + q.NoSuchTopic}
@@ -142,19 +171,11 @@ func (l *Ledger) TopicMessages(ctx context.Context, q MessageQuery) (MessagePage
 }
 
 func (l *Ledger) MessageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
-	m, err := l.db.MessageBySequence(ctx, topic, seq)
-	if err != nil {
-		return nil, DBError(err)
-	}
-	return m, nil
+	return l.store.MessageBySequence(ctx, topic, seq)
 }
 
 func (l *Ledger) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-	m, err := l.db.MessageByTimestamp(ctx, ts)
-	if err != nil {
-		return nil, DBError(err)
-	}
-	return m, nil
+	return l.store.MessageByTimestamp(ctx, ts)
 }
 
 func (l *Ledger) MessageOfTopicAt(ctx context.Context, topic model.EntityID, ts model.Timestamp) (*model.TopicMessage, error) {
@@ -166,17 +187,13 @@ func (l *Ledger) MessageOfTopicAt(ctx context.Context, topic model.EntityID, ts 
 }
 
 func (l *Ledger) Topic(ctx context.Context, id model.EntityID) (*model.Topic, error) {
-	t, err := l.db.Topic(ctx, id)
-	if err != nil {
-		return nil, DBError(err)
-	}
-	return t, nil
+	return l.store.Topic(ctx, id)
 }
 
 func (l *Ledger) TopicEntity(ctx context.Context, id model.EntityID) (*model.Topic, error) {
-	rows, err := l.db.TopicsByID(ctx, []model.EntityID{id})
+	rows, err := l.store.TopicsByID(ctx, []model.EntityID{id})
 	if err != nil {
-		return nil, DBError(err)
+		return nil, err
 	}
 	if len(rows) == 0 {
 		return nil, ErrNotFound
@@ -185,41 +202,60 @@ func (l *Ledger) TopicEntity(ctx context.Context, id model.EntityID) (*model.Top
 }
 
 func (l *Ledger) Topics(ctx context.Context, q TopicQuery) (TopicPage, error) {
-	rows, err := l.db.Topics(ctx, db.TopicFilter{ID: q.ID, Order: q.Order, Limit: lookahead(q.Limit, q.Lookahead)})
+	rows, err := l.store.Topics(ctx, TopicFilter{ID: q.ID, Order: q.Order, Limit: lookahead(q.Limit, q.Lookahead)})
 	if err != nil {
-		return TopicPage{}, DBError(err)
+		return TopicPage{}, err
 	}
 	return pageOf(rows, q.Limit, q.Lookahead, q.Order, TopicKey), nil
 }
 
 func (l *Ledger) Schedule(ctx context.Context, id model.EntityID) (*model.Schedule, error) {
-	s, err := l.db.Schedule(ctx, id)
-	if err != nil {
-		return nil, DBError(err)
-	}
-	return s, nil
+	return l.store.Schedule(ctx, id)
 }
 
 func (l *Ledger) Schedules(ctx context.Context, q ScheduleQuery) (SchedulePage, error) {
-	rows, err := l.db.Schedules(ctx, db.ScheduleFilter{ScheduleID: q.ScheduleID, CreatorAccountID: q.CreatorAccountID,
-		NoMatch: q.NoMatch, Order: q.Order, Limit: lookahead(q.Limit, q.Lookahead)})
+	f := q.ScheduleFilter
+	f.Limit = lookahead(q.Limit, q.Lookahead)
+	rows, err := l.store.Schedules(ctx, f)
 	if err != nil {
-		return SchedulePage{}, DBError(err)
+		return SchedulePage{}, err
 	}
 	return pageOf(rows, q.Limit, q.Lookahead, q.Order, ScheduleKey), nil
 }
 
 func (l *Ledger) FollowableTopic(ctx context.Context, id model.EntityID) error {
-	kind, err := l.db.EntityKind(ctx, id)
+	kind, err := l.store.EntityKind(ctx, id)
 	switch {
+	case IsNotFound(err):
+		return &NotFound{Message: id.String() + " does not exist"}
 	case err != nil:
-		err = DBError(err)
-		if IsNotFound(err) {
-			return &NotFound{Message: id.String() + " does not exist"}
-		}
 		return err
 	case kind != "TOPIC":
 		return Invalid("Not a valid topic")
 	}
 	return nil
+}
+
+func (l *Ledger) TopicsByID(ctx context.Context, ids []model.EntityID) ([]model.Topic, error) {
+	return l.store.TopicsByID(ctx, ids)
+}
+
+func (l *Ledger) MessagesBySequence(ctx context.Context, keys []TopicSequence) (map[TopicSequence]*model.TopicMessage, error) {
+	return l.store.MessagesBySequence(ctx, keys)
+}
+
+func (l *Ledger) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
+	return l.store.MessagesOfTopics(ctx, topics, f)
+}
+
+func (l *Ledger) LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
+	return l.store.LatestMessages(ctx, topics)
+}
+
+func (l *Ledger) ChunksOf(ctx context.Context, msgs []*model.TopicMessage) ([][]model.TopicMessage, error) {
+	return l.store.ChunksOf(ctx, msgs)
+}
+
+func (l *Ledger) Activity(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
+	return l.store.Activity(ctx, topic, bounds)
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"mirrorql/service/policy"
 )
 
 // Replayed are the response headers an entry keeps: those the handlers set.
@@ -150,7 +152,7 @@ func replay(c echo.Context, e Entry) error {
 		}
 	}
 	if inm := c.Request().Header.Get("If-None-Match"); inm != "" && e.Status == http.StatusOK {
-		if etag := e.Header.Get("ETag"); etag != "" && etagMatches(inm, etag) {
+		if etag := e.Header.Get("ETag"); etag != "" && policy.ETagMatches(inm, etag) {
 			return c.NoContent(http.StatusNotModified)
 		}
 	}
@@ -158,21 +160,6 @@ func replay(c echo.Context, e Entry) error {
 	c.Response().WriteHeader(e.Status)
 	_, err := c.Response().Write(e.Body)
 	return err
-}
-
-// etagMatches is If-None-Match against a stored ETag, weak comparison, as the
-// handlers do it (rest/routes.go).
-func etagMatches(header, etag string) bool {
-	if strings.TrimSpace(header) == "*" {
-		return true
-	}
-	bare := strings.TrimPrefix(etag, "W/")
-	for _, t := range strings.Split(header, ",") {
-		if strings.TrimPrefix(strings.TrimSpace(t), "W/") == bare {
-			return true
-		}
-	}
-	return false
 }
 
 // maxAge is the lifetime a Cache-Control value allows a shared cache: its

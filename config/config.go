@@ -21,7 +21,9 @@ import (
 // Config is every setting of the service. Each field's env tag is its
 // variable name without the MIRRORQL_ prefix.
 type Config struct {
-	DatabaseURL        string        `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/mirror_node?sslmode=disable"`
+	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/mirror_node?sslmode=disable"`
+	// DBDriver is kept so that a deployment that names pgx still starts:
+	// pgx is the one driver (the query layer's one execution path).
 	DBDriver           string        `env:"DB_DRIVER" envDefault:"pgx"`
 	DBPrepare          bool          `env:"DB_PREPARE" envDefault:"true"`
 	DBCoalesce         int           `env:"DB_COALESCE" envDefault:"4"`
@@ -154,7 +156,7 @@ func (c Config) validate() error {
 			problems = append(problems, fmt.Sprintf(format, args...))
 		}
 	}
-	check(c.DBDriver == "pgx" || c.DBDriver == "pgdriver", "%sDB_DRIVER must be pgx or pgdriver, got %q", Prefix, c.DBDriver)
+	check(c.DBDriver == "pgx", "%sDB_DRIVER must be pgx (the only driver since pgdriver was dropped), got %q", Prefix, c.DBDriver)
 	check(c.DBPoolSize >= 1, "%sDB_POOL_SIZE must be at least 1", Prefix)
 	check(c.DBStatementTimeout > 0, "%sDB_STATEMENT_TIMEOUT must be positive", Prefix)
 	check(c.DBConnectTimeout > 0, "%sDB_CONNECT_TIMEOUT must be positive", Prefix)

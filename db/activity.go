@@ -73,7 +73,7 @@ func (d *DB) Activity(ctx context.Context, topic model.EntityID, bounds []model.
 			return nil, fmt.Errorf("activity of topic %s: %w", topic, err)
 		}
 	} else if err := d.query(ctx, read, activitySQL, int64(topic), int64Array(bounds)); err != nil {
-		// arrays travel as text literals: database/sql (pgdriver) cannot bind a slice
+		// arrays travel as text literals (int64Array)
 		return nil, fmt.Errorf("activity of topic %s: %w", topic, err)
 	}
 	if len(firsts) != len(bounds) {

@@ -1,6 +1,7 @@
 // Package db is the query layer over the mirror node's PostgreSQL database:
 // one exported function per question the API answers, returning model
-// values. Both faces (REST and GraphQL) read the ledger only through it.
+// values. The faces never call it: the core (package app) reads it through
+// Store (store.go), which adapts it to the core's types and errors.
 //
 // Each file holds one job. The questions: messages.go (a message by
 // sequence number or timestamp, one or many), message_pages.go (a page of a
@@ -9,9 +10,9 @@
 // message counts), live.go (the live streams' poll), topics.go, schedules.go
 // and version.go (the schedules list's cache key). Under them: scan.go reads
 // rows into model values, sqltext.go turns model values into SQL text and
-// bound values. The connection plumbing: pool.go opens the pool over pgx or
-// pgdriver; exec.go sends a fixed statement, prepared or planned for its
-// values; coalesce.go and point_lookups.go let concurrent point lookups share
+// bound values. The connection plumbing: pool.go opens the pool over pgx;
+// exec.go, the one execution path, sends a fixed statement, prepared or
+// planned for its values; coalesce.go and point_lookups.go let concurrent point lookups share
 // statements; linger.go closes a connection only once the server's backend
 // has gone; health.go follows whether the database answers;
 // statement_log.go keeps the statements sent, for tests and EXPLAIN;

@@ -8,8 +8,8 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// rowSource is what scanning needs of a result, from database/sql (pgdriver)
-// or from pgx directly.
+// rowSource is what scanning needs of a result (pgx's rows; tests hand in
+// their own).
 type rowSource interface {
 	Next() bool
 	Scan(dest ...any) error
@@ -39,26 +39,9 @@ func (d *DB) run(ctx context.Context, read func(rowSource) error, prepare bool, 
 	if d.log != nil {
 		d.log.add(Statement{SQL: query, Args: args, Unprepared: !prepare})
 	}
-	var err error
-	if d.pgx {
-		err = d.queryPgx(ctx, read, prepare, query, args)
-	} else {
-		err = d.querySQL(ctx, read, query, args)
-	}
+	err := d.queryPgx(ctx, read, prepare, query, args)
 	d.health.observeIn(ctx, err)
 	return err
-}
-
-func (d *DB) querySQL(ctx context.Context, read func(rowSource) error, query string, args []any) error {
-	rows, err := d.bun.DB.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if err := read(rows); err != nil {
-		return err
-	}
-	return rows.Close()
 }
 
 func (d *DB) queryPgx(ctx context.Context, read func(rowSource) error, prepare bool, query string, args []any) error {

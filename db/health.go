@@ -14,7 +14,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/driver/pgdriver"
 )
 
 // Health follows whether the database answers, from the outcome of every
@@ -118,15 +117,11 @@ func Unavailable(err error) bool {
 	return errors.As(err, &ne)
 }
 
-// sqlState is the SQLSTATE of an error the server sent, through either driver.
+// sqlState is the SQLSTATE of an error the server sent.
 func sqlState(err error) (string, bool) {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return pe.Code, true
-	}
-	var de pgdriver.Error
-	if errors.As(err, &de) {
-		return de.Field('C'), true
 	}
 	return "", false
 }
@@ -134,7 +129,7 @@ func sqlState(err error) (string, bool) {
 // AfterQuery and BeforeQuery make Health a bun query hook, so every query of
 // both faces feeds it.
 // A query whose context ended says nothing about the database: its error
-// (with pgdriver, a read deadline taken from the context) is the caller's.
+// is the caller's.
 // The deadline is compared with the clock too, since the socket's deadline
 // may fire a moment before the context's own timer marks it done.
 func (h *Health) AfterQuery(ctx context.Context, e *bun.QueryEvent) { h.observeIn(ctx, e.Err) }

@@ -77,16 +77,21 @@ const detectLayoutSQL = "SELECT " +
 	"AND i.indnatts = 2 AND pg_get_indexdef(i.indexrelid) LIKE '%(topic_id, sequence_number)%'), false), " +
 	"EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')"
 
+const lookupRowsSQL = "SELECT EXISTS (SELECT 1 FROM topic_message_lookup)"
+
 // detectLayout finds out the database's layout; mode decides UseLookup.
 func (d *DB) detectLayout(ctx context.Context, mode LookupMode) (Layout, error) {
 	var l Layout
 	var lookupTable bool
-	if err := d.bun.QueryRowContext(ctx, detectLayoutSQL).Scan(&l.MessagesPartitioned, &l.TransactionsPartitioned,
-		&lookupTable, &l.SequenceUnique, &l.Citus); err != nil {
+	read := func(rows rowSource) error {
+		return scanOne(rows, &l.MessagesPartitioned, &l.TransactionsPartitioned, &lookupTable, &l.SequenceUnique, &l.Citus)
+	}
+	if err := d.query(ctx, read, detectLayoutSQL); err != nil {
 		return Layout{}, fmt.Errorf("layout: %w", err)
 	}
 	if lookupTable {
-		if err := d.bun.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM topic_message_lookup)").Scan(&l.LookupRows); err != nil {
+		read := func(rows rowSource) error { return scanOne(rows, &l.LookupRows) }
+		if err := d.query(ctx, read, lookupRowsSQL); err != nil {
 			return Layout{}, fmt.Errorf("layout: %w", err)
 		}
 	}

@@ -17,9 +17,8 @@ const lingerTimeout = time.Second
 // socket), up to lingerTimeout.
 //
 // database/sql counts a connection as closed, and may open a replacement,
-// once the driver's Close returns. Both drivers close without waiting (and
-// pgdriver closes the connection of any query cut by the statement timeout),
-// while the backend, maybe blocked on a lock, notices the closed socket only
+// once the driver's Close returns. pgx closes without waiting, while the
+// backend, maybe blocked on a lock, notices the closed socket only
 // at its next read or connection check (setConnectionCheck): meanwhile the
 // server would count the old backend and the new one, more than the pool's
 // size. Waiting here keeps the backends within the pool.

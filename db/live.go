@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -49,23 +50,8 @@ const (
 	livePollEnd  = ") AS m) ON true ORDER BY m.consensus_timestamp"
 )
 
-// Poll is what one live poll found.
-type Poll struct {
-	// Messages of the subscribed topics past the watermark, in consensus
-	// order (so in sequence order within a topic).
-	Messages []model.TopicMessage
-	// Scanned is the newest submit transaction the poll walked past (0 when
-	// none). It can be ahead of the newest message when a transaction row
-	// has no message row.
-	Scanned model.Timestamp
-	// Head is the newest transaction of the ledger (0 when there is none).
-	Head model.Timestamp
-	// Full: the walk stopped at its limit (counted in transactions, some of
-	// which may have no message row); more may be waiting. Otherwise the
-	// walk reached Head: in the statement's snapshot, no submit transaction
-	// of the topics is after Scanned and at or before Head.
-	Full bool
-}
+// Poll is what one live poll found: the core's type (app.Poll).
+type Poll = app.Poll
 
 // LivePoll finds the messages of topics whose submit transaction is after
 // the watermark, at most limit of them. A watermark of model.Timestamp
@@ -81,8 +67,7 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 			head, scanned, n, ts, seq, topic pgtype.Int8
 			r                                messageRow
 		)
-		dest := []any{&head, &scanned, &n, &ts, &r.message, &r.hash, &seq, &r.version, &r.chunkNum, &r.chunkTotal,
-			&r.payer, &r.validStart, &topic, &r.initial}
+		dest := append([]any{&head, &scanned, &n}, r.columns(&ts, &seq, &topic)...)
 		for rows.Next() {
 			r.message, r.hash, r.initial = nil, nil, nil
 			if err := rows.Scan(dest...); err != nil {
@@ -100,8 +85,7 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 		return rows.Err()
 	}
 	// The topics travel as an array literal (text), as the point lookups'
-	// keys do: database/sql (pgdriver) cannot bind a []int64, and the
-	// EXPLAIN tests write the statement's values as literals.
+	// keys do: the EXPLAIN tests write the statement's values as literals.
 	var err error
 	if d.v2() != nil {
 		// Planned for its values, so that the watermark and the last head

@@ -21,9 +21,8 @@ import (
 // Scanned mark is the newest such transaction walked past (even one without
 // a message row), its Head the newest transaction of any kind; Full says the
 // limit, counted in submit transactions with or without a message row,
-// stopped the walk; the watermark math.MaxInt64 reads the head alone. Over
-// both drivers (pgx with prepared statements, and pgdriver, which can only
-// bind scalar and text values).
+// stopped the walk; the watermark math.MaxInt64 reads the head alone. With
+// prepared statements and over the simple protocol (MIRRORQL_DB_PREPARE=false).
 func TestLivePoll(t *testing.T) {
 	t.Parallel()
 	url, b := testdb.New(t)
@@ -58,7 +57,7 @@ func TestLivePoll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	viaPgdriver := openPool(t, db.Options{URL: url, Driver: "pgdriver", PoolSize: 2})
+	viaSimple := openPool(t, db.Options{URL: url, PoolSize: 2})
 	viaPgx := openPool(t, db.Options{URL: url, PoolSize: 2, Prepare: true})
 
 	topics := func(ids ...model.EntityID) []model.EntityID { return ids }
@@ -88,7 +87,7 @@ func TestLivePoll(t *testing.T) {
 		{"the head alone", math.MaxInt64, topics(7, 8), 100, nil, 0, 2000, false},
 		{"the head alone, limit 1", math.MaxInt64, topics(7, 8), 1, nil, 0, 2000, false},
 	}
-	for drv, d := range map[string]*db.DB{"pgx": viaPgx, "pgdriver": viaPgdriver} {
+	for drv, d := range map[string]*db.DB{"prepared": viaPgx, "simple protocol": viaSimple} {
 		for _, tc := range cases {
 			p, err := d.LivePoll(ctx, tc.after, tc.topics, tc.limit)
 			if err != nil {

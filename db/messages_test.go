@@ -15,7 +15,7 @@ import (
 // TestMessagesOfTopicFilters: pages of random filters — any mix of
 // operators on sequence numbers and timestamps, both orders, any limit —
 // hold exactly the messages that a direct evaluation of the conditions
-// picks, in order, over both drivers and both the prepared and the
+// picks, in order, prepared and over the simple protocol, both the generic and the
 // planned-each-time statements, and the GraphQL face's batch gives the
 // same pages.
 func TestMessagesOfTopicFilters(t *testing.T) {
@@ -39,8 +39,8 @@ func TestMessagesOfTopicFilters(t *testing.T) {
 	for s := int64(1); s <= 60; s++ {
 		all = append(all, msg{s, 1000 + 10*s + 7})
 	}
-	viaPgdriver := openPool(t, db.Options{URL: url, Driver: "pgdriver", PoolSize: 2})
-	drivers := map[string]*db.DB{"pgx": db.Wrap(b), "pgdriver": viaPgdriver}
+	viaSimple := openPool(t, db.Options{URL: url, PoolSize: 2})
+	drivers := map[string]*db.DB{"prepared": db.Wrap(b), "simple protocol": viaSimple}
 	ops := []model.Operator{model.OpEq, model.OpNe, model.OpLt, model.OpLte, model.OpGt, model.OpGte}
 	r := rand.New(rand.NewPCG(5, 1))
 	value := func(lo, hi int64) int64 {
@@ -81,7 +81,7 @@ func TestMessagesOfTopicFilters(t *testing.T) {
 			slices.Reverse(want)
 		}
 		want = want[:min(len(want), f.Limit)]
-		driver := []string{"pgx", "pgdriver"}[i%2]
+		driver := []string{"prepared", "simple protocol"}[i%2]
 		d := drivers[driver]
 		got, err := d.MessagesOfTopic(ctx, f)
 		if err != nil {

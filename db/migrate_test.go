@@ -243,11 +243,11 @@ func checkSchema(t *testing.T, b *bun.DB) {
 
 func TestMigrate(t *testing.T) {
 	t.Parallel()
-	for _, driver := range []string{"pgx", "pgdriver"} {
-		t.Run(driver, func(t *testing.T) {
+	for name, prepare := range map[string]bool{"prepared": true, "simple protocol": false} {
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			url, _ := testdb.Empty(t)
-			d, err := db.Open(db.Options{URL: url, Driver: driver})
+			d, err := db.Open(db.Options{URL: url, Prepare: prepare})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -17,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
-	"github.com/uptrace/bun/driver/pgdriver"
 
 	"mirrorql/model"
 	"mirrorql/redact"
@@ -26,7 +23,6 @@ import (
 // Options configure the pool.
 type Options struct {
 	URL              string
-	Driver           string // "pgx" (database/sql over pgx) or "pgdriver" (bun's own)
 	PoolSize         int
 	StatementTimeout time.Duration
 	ConnectTimeout   time.Duration
@@ -34,7 +30,6 @@ type Options struct {
 	// once per connection (named statements, binary results). Turn it off
 	// behind a pooler that cannot carry prepared statements from one
 	// transaction to the next (PgBouncer in transaction mode before 1.21).
-	// pgdriver never prepares.
 	Prepare bool
 	// Coalesce is how many point lookups of one kind (a message by
 	// sequence number, by timestamp) run side by side with statements of
@@ -50,7 +45,6 @@ type Options struct {
 type DB struct {
 	bun     *bun.DB
 	health  *Health
-	pgx     bool          // the pool's connections are pgx's (stdlib)
 	prepare bool          // over pgx: prepare the fixed statements (pgx.QueryExecModeCacheStatement)
 	log     *StatementLog // nil but in tests and the benchmark's EXPLAIN
 
@@ -68,73 +62,49 @@ type DB struct {
 // Open creates the pool; it does not wait for the database to answer, so the
 // service can start (and report itself unready) while the database is down.
 func Open(o Options) (*DB, error) {
-	var sqldb *sql.DB
-	switch o.Driver {
-	case "pgdriver":
-		opts := []pgdriver.Option{
-			pgdriver.WithDSN(o.URL),
-			pgdriver.WithDialTimeout(o.ConnectTimeout),
-			pgdriver.WithConnParams(map[string]any{
-				"statement_timeout": o.StatementTimeout.Milliseconds(),
-			}),
-		}
-		opts = append(opts, func(c *pgdriver.Config) { c.Dialer = lingerDial(c.Dialer) })
-		if o.StatementTimeout > 0 {
-			// pgdriver's own read timeout (10 s by default) would otherwise
-			// cut a query short before the server's statement timeout.
-			opts = append(opts, pgdriver.WithReadTimeout(o.StatementTimeout+5*time.Second))
-		}
-		connector, err := newPgdriverConnector(opts...)
-		if err != nil {
-			return nil, fmt.Errorf("database url: %s", redact.Secret(err.Error(), o.URL))
-		}
-		sqldb = sql.OpenDB(connectTimeout{connector, o.ConnectTimeout})
-	default:
-		cfg, err := pgx.ParseConfig(o.URL)
-		if err != nil {
-			return nil, fmt.Errorf("database url: %s", redact.Secret(err.Error(), o.URL))
-		}
-		if o.ConnectTimeout > 0 {
-			cfg.ConnectTimeout = o.ConnectTimeout
-		}
-		cfg.DialFunc = lingerDial(cfg.DialFunc)
-		// When a request's deadline passes, ask the server to cancel its
-		// query and keep the connection, rather than pgx's default of
-		// breaking the connection off (the pool would then open another
-		// while the server still ran the abandoned query). The server
-		// answers a cancel in milliseconds; one that does not within
-		// cancelWait has the connection cut after all.
-		cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
-			return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelWait}
-		}
-		// bun interpolates arguments into the SQL text, so every statement is
-		// new to the server: preparing it (pgx's default) costs a round trip
-		// and fills the statement cache for nothing, and breaks behind
-		// PgBouncer's transaction pooling.
-		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-		// The statement timeout is SET once connected rather than sent as a
-		// start-up parameter, which PgBouncer refuses ("unsupported startup
-		// parameter") unless told to ignore it, and then would not apply it.
-		// pgdriver does the same with its connection parameters.
-		ms := strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
-		sqldb = stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, conn *pgx.Conn) error {
-			if o.StatementTimeout > 0 {
-				if _, err := conn.Exec(ctx, "SELECT set_config('statement_timeout', $1, false)", ms); err != nil {
-					return err
-				}
-			}
-			if o.Prepare {
-				if _, err := conn.Exec(ctx, setGenericPlans); err != nil {
-					return err
-				}
-			}
-			_, err := conn.Exec(ctx, setConnectionCheck)
-			if code, ok := sqlState(err); ok && code == "42704" { // PostgreSQL < 14
-				err = nil
-			}
-			return err
-		}))
+	cfg, err := pgx.ParseConfig(o.URL)
+	if err != nil {
+		return nil, fmt.Errorf("database url: %s", redact.Secret(err.Error(), o.URL))
 	}
+	if o.ConnectTimeout > 0 {
+		cfg.ConnectTimeout = o.ConnectTimeout
+	}
+	cfg.DialFunc = lingerDial(cfg.DialFunc)
+	// When a request's deadline passes, ask the server to cancel its
+	// query and keep the connection, rather than pgx's default of
+	// breaking the connection off (the pool would then open another
+	// while the server still ran the abandoned query). The server
+	// answers a cancel in milliseconds; one that does not within
+	// cancelWait has the connection cut after all.
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelWait}
+	}
+	// bun interpolates arguments into the SQL text, so every statement is
+	// new to the server: preparing it (pgx's default) costs a round trip
+	// and fills the statement cache for nothing, and breaks behind
+	// PgBouncer's transaction pooling.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	// The statement timeout is SET once connected rather than sent as a
+	// start-up parameter, which PgBouncer refuses ("unsupported startup
+	// parameter") unless told to ignore it, and then would not apply it.
+	ms := strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
+	sqldb := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, conn *pgx.Conn) error {
+		if o.StatementTimeout > 0 {
+			if _, err := conn.Exec(ctx, "SELECT set_config('statement_timeout', $1, false)", ms); err != nil {
+				return err
+			}
+		}
+		if o.Prepare {
+			if _, err := conn.Exec(ctx, setGenericPlans); err != nil {
+				return err
+			}
+		}
+		_, err := conn.Exec(ctx, setConnectionCheck)
+		if code, ok := sqlState(err); ok && code == "42704" { // PostgreSQL < 14
+			err = nil
+		}
+		return err
+	}))
 	size := o.PoolSize
 	if size < 1 {
 		size = 10
@@ -145,22 +115,9 @@ func Open(o Options) (*DB, error) {
 	b := bun.NewDB(sqldb, pgdialect.New())
 	h := &Health{}
 	b.AddQueryHook(h)
-	overPgx := o.Driver != "pgdriver"
-	d := &DB{bun: b, health: h, pgx: overPgx, prepare: o.Prepare && overPgx, lookupMode: o.LookupMode}
+	d := &DB{bun: b, health: h, prepare: o.Prepare, lookupMode: o.LookupMode}
 	d.pointLookups(o.Coalesce)
 	return d, nil
-}
-
-// newPgdriverConnector is pgdriver.NewConnector, which panics on a URL it
-// cannot parse (with the URL, password and all, in the message): here that
-// is an error.
-func newPgdriverConnector(opts ...pgdriver.Option) (c *pgdriver.Connector, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
-	return pgdriver.NewConnector(opts...), nil
 }
 
 // cancelWait is how long pgx waits for the server to cancel a query whose
@@ -179,50 +136,18 @@ const setGenericPlans = "SET plan_cache_mode = force_generic_plan"
 
 // setConnectionCheck has the server check for a closed client every 250 ms
 // while it runs a query (PostgreSQL 14+; older servers answer 42704, which
-// is ignored). pgdriver cannot cancel a query: when a request's deadline
-// passes it closes the connection, and without the check the server would
-// run the abandoned query on until its statement timeout, or until a lock
-// it waits on is granted. With it the backend ends within 250 ms, and
-// lingerDial has the pool wait for that before it opens a replacement.
+// is ignored). A connection pgx gives up on (a cancel not answered within
+// cancelWait) would otherwise leave the server running the abandoned query
+// until its statement timeout, or until a lock it waits on is granted. With
+// it the backend ends within 250 ms, and lingerDial has the pool wait for
+// that before it opens a replacement.
 const setConnectionCheck = "SET client_connection_check_interval = 250"
 
-// connectTimeout bounds the whole of a new pgdriver connection (dial, start-up,
-// the SET of its parameters) rather than the dial alone, so a server that
-// accepts TCP connections but does not answer fails within the connect
-// timeout too (pgdriver takes its read and write deadlines from the
-// context); it then applies setConnectionCheck.
-type connectTimeout struct {
-	driver.Connector
-	timeout time.Duration
-}
-
-func (c connectTimeout) Connect(ctx context.Context) (driver.Conn, error) {
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
-	conn, err := c.Connector.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if ex, ok := conn.(driver.ExecerContext); ok {
-		_, err := ex.ExecContext(ctx, setConnectionCheck, nil)
-		if err != nil {
-			if code, ok := sqlState(err); !ok || code != "42704" { // undefined_object
-				_ = conn.Close()
-				return nil, err
-			}
-		}
-	}
-	return conn, nil
-}
-
-// Wrap builds the query layer over an existing bun handle (tests, migrations);
-// over pgx it prepares the fixed statements, as a pool from Open does.
+// Wrap builds the query layer over an existing bun handle over pgx's
+// database/sql driver (tests, migrations); it prepares the fixed
+// statements, as a pool from Open does.
 func Wrap(b *bun.DB) *DB {
-	_, overPgx := b.DB.Driver().(*stdlib.Driver)
-	d := &DB{bun: b, health: &Health{}, pgx: overPgx, prepare: overPgx}
+	d := &DB{bun: b, health: &Health{}, prepare: true}
 	d.pointLookups(DefaultCoalesce)
 	// Learn the layout now, as the service does at start, so that a test
 	// on the v2 layout reads it by partition; a database that does not

@@ -28,8 +28,10 @@ func scanMessageRows(rows rowSource, out []model.TopicMessage, prefix []any, eac
 		r    messageRow
 		slab []messageRow
 	)
-	dest := append(prefix[:len(prefix):len(prefix)], &r.ts, &r.message, &r.hash, &r.seq, &r.version, &r.chunkNum,
-		&r.chunkTotal, &r.payer, &r.validStart, &r.topic, &r.initial)
+	dest := r.columns(&r.ts, &r.seq, &r.topic)
+	if len(prefix) > 0 {
+		dest = append(prefix[:len(prefix):len(prefix)], dest...)
+	}
 	for rows.Next() {
 		// The previous row's message keeps its byte slices: a driver must
 		// not scan into them.
@@ -48,6 +50,15 @@ func scanMessageRows(rows rowSource, out []model.TopicMessage, prefix []any, eac
 		}
 	}
 	return out, rows.Err()
+}
+
+// columns are the scan destinations of messageColumns, in its order: the
+// one place that knows it besides the list itself. The three columns that
+// are never null go where the caller says (a left join's, such as the live
+// poll's, can be).
+func (r *messageRow) columns(ts, seq, topic any) []any {
+	return []any{ts, &r.message, &r.hash, seq, &r.version, &r.chunkNum, &r.chunkTotal, &r.payer, &r.validStart,
+		topic, &r.initial}
 }
 
 // messageRow is a row of messageColumns.
@@ -89,6 +100,17 @@ func (r *messageRow) topicMessage() model.TopicMessage {
 		m.ValidStartTimestamp = &r.validStartTS
 	}
 	return m
+}
+
+// scanOne scans the first row's columns into dest; no row leaves dest as it
+// was.
+func scanOne(rows rowSource, dest ...any) error {
+	if rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // nullable is a nullable bigint column as a pointer to its value.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -15,16 +16,8 @@ const scheduleColumns = "s.consensus_timestamp, s.creator_account_id, s.executed
 
 const signatureColumns = "entity_id, consensus_timestamp, public_key_prefix, signature, type"
 
-// ScheduleFilter selects a page of schedules ordered by schedule id.
-// NoMatch is set when a filter value names no entity (an opaque EVM address):
-// the page is empty without a query.
-type ScheduleFilter struct {
-	ScheduleID       []model.Condition[model.EntityID]
-	CreatorAccountID []model.Condition[model.EntityID]
-	NoMatch          bool
-	Order            model.Order
-	Limit            int
-}
+// ScheduleFilter selects a page of schedules: the core's type (app.ScheduleFilter).
+type ScheduleFilter = app.ScheduleFilter
 
 // The schedules routes' statements are fixed texts with parameters, each
 // prepared once per connection, as the message routes' are: built with the
@@ -224,7 +217,7 @@ func (d *DB) SignaturesOf(ctx context.Context, ids []model.EntityID) (map[model.
 	}
 	sigs := make([]model.Signature, 0, 2*len(ids))
 	read := func(rs rowSource) (err error) { sigs, err = scanSignatures(rs, sigs); return err }
-	// arrays travel as text literals: database/sql (pgdriver) cannot bind a slice
+	// arrays travel as text literals (int64Array)
 	if err := d.query(ctx, read, signaturesOfSQL, int64Array(ids)); err != nil {
 		return nil, fmt.Errorf("signatures of %d schedules: %w", len(ids), err)
 	}

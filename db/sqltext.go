@@ -49,8 +49,8 @@ func prefixed(alias, columns string) string {
 }
 
 // int64Array is vs as a PostgreSQL array literal ("{1,2}"): a text value
-// both drivers bind to a bigint[] parameter, where database/sql (pgdriver)
-// cannot bind a slice, and one the EXPLAIN tests can write as a literal.
+// bound to a bigint[] parameter, one the EXPLAIN tests can write as a
+// literal.
 func int64Array[T ~int64](vs []T) string {
 	b := make([]byte, 0, 2+len(vs)*20)
 	b = append(b, '{')

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/uptrace/bun"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -78,14 +78,30 @@ func scanTopicRows(rows rowSource, out []model.Topic) ([]model.Topic, error) {
 	return out, rows.Err()
 }
 
+// The topics' other statements: fixed texts with parameters, prepared once
+// per connection, as every statement of the query layer is.
+const (
+	topicExistsSQL = "SELECT EXISTS (SELECT 1 FROM entity WHERE id = $1) OR " +
+		"EXISTS (SELECT 1 FROM topic_message WHERE topic_id = $1)"
+	entityKindSQL = "SELECT type::text FROM entity WHERE id = $1"
+
+	topicsFromEntities = "SELECT " + topicColumns + " FROM entity AS e " +
+		"LEFT JOIN topic AS t ON t.id = e.id LEFT JOIN custom_fee AS cf ON cf.entity_id = e.id"
+	// A page of topic entities on the (type, id) index: the id filters as
+	// one range and one exclusion list (model.RangeOf), as the schedules'.
+	topicPage     = topicsFromEntities + " WHERE e.type = 'TOPIC' AND e.id BETWEEN $1 AND $2 AND e.id <> ALL ($3::bigint[])"
+	topicPageAsc  = topicPage + " ORDER BY e.id ASC LIMIT $4"
+	topicPageDesc = topicPage + " ORDER BY e.id DESC LIMIT $4"
+	// topicsByIDSQL: the topics with entity rows among $1 (an array).
+	topicsByIDSQL = topicsFromEntities + " WHERE e.id = ANY ($1::bigint[]) ORDER BY e.id"
+)
+
 // TopicExists reports whether the topic has an entity row or any message; the
 // list route asks only after an empty page (DECISIONS #2).
 func (d *DB) TopicExists(ctx context.Context, topic model.EntityID) (bool, error) {
 	var exists bool
-	err := d.bun.NewRaw(`SELECT EXISTS (SELECT 1 FROM entity WHERE id = ?) OR
-		EXISTS (SELECT 1 FROM topic_message WHERE topic_id = ?)`, int64(topic), int64(topic)).
-		Scan(ctx, &exists)
-	if err != nil {
+	read := func(rows rowSource) error { return scanOne(rows, &exists) }
+	if err := d.query(ctx, read, topicExistsSQL, int64(topic)); err != nil {
 		return false, fmt.Errorf("topic %s exists: %w", topic, err)
 	}
 	return exists, nil
@@ -94,31 +110,31 @@ func (d *DB) TopicExists(ctx context.Context, topic model.EntityID) (bool, error
 // EntityKind is the type of the entity row with this id ("TOPIC",
 // "ACCOUNT", ...), ErrNotFound when it has none.
 func (d *DB) EntityKind(ctx context.Context, id model.EntityID) (string, error) {
-	var kinds []string
-	err := d.bun.NewRaw("SELECT type::text FROM entity WHERE id = ?", int64(id)).Scan(ctx, &kinds)
-	if err != nil {
+	var kind string
+	read := func(rows rowSource) error { return scanOne(rows, &kind) }
+	if err := d.query(ctx, read, entityKindSQL, int64(id)); err != nil {
 		return "", fmt.Errorf("entity %s: %w", id, err)
 	}
-	if len(kinds) == 0 {
+	if kind == "" {
 		return "", ErrNotFound
 	}
-	return kinds[0], nil
+	return kind, nil
 }
 
-// TopicFilter selects a page of topic entities ordered by id.
-type TopicFilter struct {
-	ID    []model.Condition[model.EntityID]
-	Order model.Order
-	Limit int
-}
+// TopicFilter selects a page of topic entities: the core's type (app.TopicFilter).
+type TopicFilter = app.TopicFilter
 
 // Topics lists entities of type TOPIC on the (type, id) index.
 func (d *DB) Topics(ctx context.Context, f TopicFilter) ([]model.Topic, error) {
-	q := d.topicsFromEntities().Where("e.type = 'TOPIC'")
-	for _, c := range f.ID {
-		q = q.Where("e.id "+comparison(c.Op)+" ?", int64(c.Value))
+	ids, ok := model.RangeOf(f.ID)
+	if !ok {
+		return nil, nil
 	}
-	return d.scanTopics(ctx, q.OrderExpr("e.id "+direction(f.Order)).Limit(int64(f.Limit)))
+	page := topicPageAsc
+	if f.Order == model.Desc {
+		page = topicPageDesc
+	}
+	return d.topics(ctx, page, ids.Lo, ids.Hi, notArray(ids), int64(f.Limit))
 }
 
 // TopicsByID loads the topics with entity rows among ids, in one statement.
@@ -126,23 +142,13 @@ func (d *DB) TopicsByID(ctx context.Context, ids []model.EntityID) ([]model.Topi
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	return d.scanTopics(ctx, d.topicsFromEntities().Where("e.id IN (?)", bun.In(ids)).OrderExpr("e.id"))
+	return d.topics(ctx, topicsByIDSQL, int64Array(ids))
 }
 
-func (d *DB) topicsFromEntities() *bun.SelectQuery {
-	return d.bun.NewSelect().ColumnExpr(topicColumns).TableExpr("entity AS e").
-		Join("LEFT JOIN topic AS t ON t.id = e.id").
-		Join("LEFT JOIN custom_fee AS cf ON cf.entity_id = e.id")
-}
-
-func (d *DB) scanTopics(ctx context.Context, q *bun.SelectQuery) ([]model.Topic, error) {
-	rows, err := q.Rows(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("topics: %w", err)
-	}
-	defer rows.Close()
-	out, err := scanTopicRows(rows, nil)
-	if err != nil {
+func (d *DB) topics(ctx context.Context, query string, args ...any) ([]model.Topic, error) {
+	var out []model.Topic
+	read := func(rows rowSource) (err error) { out, err = scanTopicRows(rows, out); return err }
+	if err := d.query(ctx, read, query, args...); err != nil {
 		return nil, fmt.Errorf("topics: %w", err)
 	}
 	return out, nil

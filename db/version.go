@@ -5,6 +5,9 @@ import (
 	"fmt"
 )
 
+const schedulesVersionSQL = "SELECT coalesce(string_agg(relfilenode::text, '.' ORDER BY relname), '') FROM pg_class " +
+	"WHERE oid IN (to_regclass('schedule'), to_regclass('entity'), to_regclass('transaction_signature'))"
+
 // SchedulesVersion names the storage of the tables the schedules list reads:
 // their relfilenodes, which change when a table is truncated or rewritten and
 // never on inserts or updates. The schedules response cache keys its entries
@@ -14,10 +17,8 @@ import (
 // of before. One catalog lookup on pg_class's primary key.
 func (d *DB) SchedulesVersion(ctx context.Context) (string, error) {
 	var v string
-	err := d.bun.NewRaw(`SELECT coalesce(string_agg(relfilenode::text, '.' ORDER BY relname), '')
-		FROM pg_class WHERE oid IN (to_regclass('schedule'), to_regclass('entity'), to_regclass('transaction_signature'))`).
-		Scan(ctx, &v)
-	if err != nil {
+	read := func(rows rowSource) error { return scanOne(rows, &v) }
+	if err := d.query(ctx, read, schedulesVersionSQL); err != nil {
 		return "", fmt.Errorf("schedules version: %w", err)
 	}
 	return v, nil

@@ -28,9 +28,9 @@ func (r *Resolver) activity(ctx context.Context, t *view.Topic, fromArg, toArg v
 		return nil, err
 	}
 	bounds := model.Boundaries(from, to, buckets)
-	counts, err := r.db.Activity(ctx, t.Row.ID, bounds)
+	counts, err := r.app.Activity(ctx, t.Row.ID, bounds)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
 	out := make([]*view.ActivityBucket, len(counts))
 	all := make([]view.ActivityBucket, len(counts))

@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"strconv"
 	"strings"
 
@@ -23,6 +22,9 @@ func invalidParameter(name string) string { return app.InvalidParameter(name) }
 type argErrors []string
 
 func (e *argErrors) add(msg string) { *e = append(*e, msg) }
+
+// Invalid makes argErrors an app.Reporter.
+func (e *argErrors) Invalid(name string) { e.add(invalidParameter(name)) }
 
 func (e argErrors) err(ctx context.Context) error {
 	if len(e) == 0 {
@@ -81,78 +83,12 @@ func operands[T any](eq, ne, gt, gte, lt, lte *T) []operand[T] {
 	return out
 }
 
-// sequenceConditions: each value must be a sequence number (DECISIONS #1).
-func sequenceConditions(f *LongFilter, errs *argErrors) []model.Condition[int64] {
-	if f == nil {
-		return nil
+// filter hands the values of a filter input to app's list filters, in the
+// schema's order of its operators; app checks and reports them under name.
+func filter[T ~string](fs *app.Filters, errs *argErrors, name string, eq, ne, gt, gte, lt, lte *T) {
+	for _, o := range operands(eq, ne, gt, gte, lt, lte) {
+		fs.Add(errs, name, o.op, string(*o.value))
 	}
-	var out []model.Condition[int64]
-	for _, o := range operands(f.Eq, f.Ne, f.Gt, f.Gte, f.Lt, f.Lte) {
-		v, ok := model.ParseSequenceNumber(string(*o.value))
-		if !ok {
-			errs.add(invalidParameter("sequencenumber"))
-			continue
-		}
-		out = append(out, model.Condition[int64]{Op: o.op, Value: v})
-	}
-	return out
-}
-
-// timestampConditions: each value must be a query timestamp.
-func timestampConditions(f *TimestampFilter, errs *argErrors) []model.Condition[model.Timestamp] {
-	if f == nil {
-		return nil
-	}
-	var out []model.Condition[model.Timestamp]
-	for _, o := range operands(f.Eq, f.Ne, f.Gt, f.Gte, f.Lt, f.Lte) {
-		ts, err := model.ParseTimestamp(string(*o.value))
-		if err != nil {
-			errs.add(invalidParameter("timestamp"))
-			continue
-		}
-		out = append(out, model.Condition[model.Timestamp]{Op: o.op, Value: ts})
-	}
-	return out
-}
-
-// entityIDValue is one value of an entity-id filter that passed the syntax
-// check; it is parsed only once every argument has been checked, as REST
-// parses after validation.
-type entityIDValue struct {
-	op  model.Operator
-	raw string
-}
-
-func entityIDSyntax(f *EntityIDFilter, name string, allowEVM bool, errs *argErrors) []entityIDValue {
-	if f == nil {
-		return nil
-	}
-	var out []entityIDValue
-	for _, o := range operands(f.Eq, f.Ne, f.Gt, f.Gte, f.Lt, f.Lte) {
-		if !model.ValidEntityIDSyntax(string(*o.value), allowEVM) {
-			errs.add(invalidParameter(name))
-			continue
-		}
-		out = append(out, entityIDValue{o.op, string(*o.value)})
-	}
-	return out
-}
-
-// entityIDConditions parses checked values; an opaque EVM address (only
-// where allowEVM) names no entity and sets noMatch.
-func (r *Resolver) entityIDConditions(values []entityIDValue, allowEVM bool) (conds []model.Condition[model.EntityID], noMatch bool, err error) {
-	for _, v := range values {
-		id, err := r.opts.Defaults.ParseEntityID(v.raw, allowEVM)
-		switch {
-		case errors.Is(err, model.ErrOpaqueEVMAddress):
-			noMatch = true
-		case err != nil:
-			return nil, false, badInput(app.EntityIDError(err, "").Messages[0])
-		default:
-			conds = append(conds, model.Condition[model.EntityID]{Op: v.op, Value: id})
-		}
-	}
-	return conds, noMatch, nil
 }
 
 // Cursors are opaque to clients: base64url of "<kind>:<the row's paging
@@ -193,13 +129,26 @@ func afterCursor(cursor *string, kind string, errs *argErrors) (key int64, ok bo
 // messageQuery validates the list arguments shared by Query.topicMessages
 // and Topic.messages; the query looks one row ahead for hasNextPage.
 func (r *Resolver) messageQuery(seq *LongFilter, ts *TimestampFilter, order *Order, first *int, cursor *string, errs *argErrors) app.MessageQuery {
+	var fs app.Filters
+	if seq != nil {
+		filter(&fs, errs, app.ParamSequenceNumber, seq.Eq, seq.Ne, seq.Gt, seq.Gte, seq.Lt, seq.Lte)
+	}
+	if ts != nil {
+		filter(&fs, errs, app.ParamTimestamp, ts.Eq, ts.Ne, ts.Gt, ts.Gte, ts.Lt, ts.Lte)
+	}
 	q := app.MessageQuery{Lookahead: true}
-	q.SequenceNumber = sequenceConditions(seq, errs)
-	q.Timestamp = timestampConditions(ts, errs)
+	fs.Messages(&q)
 	q.Order = orderOf(order)
 	q.Limit = r.first(first, errs)
 	if key, ok := afterCursor(cursor, cursorMessage, errs); ok {
 		q.Timestamp = append(q.Timestamp, app.After(q.Order, model.Timestamp(key)))
 	}
 	return q
+}
+
+// idFilter is filter for an entity-id filter input.
+func idFilter(fs *app.Filters, errs *argErrors, name string, f *EntityIDFilter) {
+	if f != nil {
+		filter(fs, errs, name, f.Eq, f.Ne, f.Gt, f.Gte, f.Lt, f.Lte)
+	}
 }

@@ -40,10 +40,6 @@ func fieldError(ctx context.Context, err error) error {
 	return badInput(br.Messages[len(br.Messages)-1])
 }
 
-// dbError is a failure of a query-layer call made outside app (the
-// request's loaders): app's mapping.
-func dbError(err error) error { return app.DBError(err) }
-
 // presentError maps app's errors to the wire once: a database failure to
 // `Service unavailable` (logged unless the database is down, which db.Health
 // logs once), a lookup that found nothing to NOT_FOUND, anything unexpected

@@ -15,7 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"mirrorql/db"
+	"mirrorql/app"
 	"mirrorql/graph/explorer"
 )
 
@@ -26,8 +26,8 @@ const Endpoint = "/graphql"
 // NewHandler is the GraphQL face: POST and GET (`?query=`) GraphQL requests,
 // and the GraphiQL explorer for a browser's GET (Accept: text/html) and its
 // assets. Mount it on Endpoint and on Endpoint+"/explorer/*".
-func NewHandler(d *db.DB, o Options) http.Handler {
-	api := NewAPI(d, o)
+func NewHandler(r app.GraphReader, o Options) http.Handler {
+	api := NewAPI(r, o)
 	page := explorer.Handler(Endpoint, o.withDefaults().NotFound)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if explorer.WantsPage(r) || strings.HasPrefix(r.URL.Path, Endpoint+explorer.AssetsDir) {
@@ -42,8 +42,8 @@ func NewHandler(d *db.DB, o Options) http.Handler {
 // GET transports, introspection, a parsed-query cache, the operation guard
 // (depth and complexity), the parser's token limit, the body size limit, the
 // request's dataloaders, and compiled operations unless o turns them off.
-func NewAPI(d *db.DB, o Options) http.Handler {
-	return newAPI(d, o, !o.NoCompiledOperations, nil).Handler
+func NewAPI(r app.GraphReader, o Options) http.Handler {
+	return newAPI(r, o, !o.NoCompiledOperations, nil).Handler
 }
 
 // api is the endpoint and its compiled operations (nil when off).
@@ -56,9 +56,9 @@ type api struct {
 // newAPI is NewAPI with compiled operations on or off and the POST transport
 // given (nil: postJSON); tests compare postJSON with gqlgen's own, and the
 // endpoint with and without compiled operations.
-func newAPI(d *db.DB, o Options, compiled bool, post graphql.Transport) api {
+func newAPI(r app.GraphReader, o Options, compiled bool, post graphql.Transport) api {
 	o = o.withDefaults()
-	res := newResolver(d, o)
+	res := newResolver(r, o)
 	var pl *plans
 	if compiled {
 		pl = newPlans(res)
@@ -84,11 +84,11 @@ func newAPI(d *db.DB, o Options, compiled bool, post graphql.Transport) api {
 		sizes: o.pageSizes(),
 	})
 	srv.Use(streamLoaders{fresh: func(ctx context.Context) context.Context {
-		return withFreshLoaders(ctx, d, o.LoaderWait)
+		return withFreshLoaders(ctx, r, o.LoaderWait)
 	}})
 	srv.SetErrorPresenter(res.presentError)
 	srv.SetRecoverFunc(recoverPanic(o.Log))
-	h := withLoaders(d, o.LoaderWait, srv)
+	h := withLoaders(r, o.LoaderWait, srv)
 	if pl != nil {
 		h = pl.before(h)
 	}

@@ -46,6 +46,11 @@ func init() {
 // 25 × (1 + 25 × 1) = 650. Introspection (__schema, __type, __typename) is
 // free and not counted in depth, so that explorers work. A fragment is
 // measured once however often it is spread.
+//
+// gqlgen's complexity functions (extension.FixedComplexityLimit) cannot
+// count this way: they ignore a field cost below 1, so every scalar, edge
+// and pageInfo costs at least 1, they measure a fragment anew at each
+// spread, and they know no depth; hence our own measure.
 type operationGuard struct {
 	maxDepth, maxCost int
 	sizes             app.PageSizes

@@ -11,13 +11,13 @@ import (
 
 	"github.com/graph-gophers/dataloader/v7"
 
-	"mirrorql/db"
+	"mirrorql/app"
 	"mirrorql/graph/view"
 	"mirrorql/model"
 )
 
 // loaders batch the nested fields of one request: every key asked for while
-// a loader waits (Options.LoaderWait) is answered by one db call, so a page
+// a loader waits (Options.LoaderWait) is answered by one call of app.GraphReader, so a page
 // of any size costs a constant number of statements.
 //
 // Waiting alone would leave that to the scheduler: the nodes of a page run
@@ -27,25 +27,25 @@ import (
 // starts the loads of all its siblings at once (see the *Of methods): a
 // page's keys always join one batch, at every level of nesting.
 type loaders struct {
-	// topic: TopicMessage.topic (db.TopicsByID: topics with an entity row).
+	// topic: TopicMessage.topic (app.GraphReader.TopicsByID: topics with an entity row).
 	topic *dataloader.Loader[model.EntityID, *view.Topic]
-	// message: Topic.message (db.MessagesBySequence).
-	message *dataloader.Loader[db.TopicSequence, *view.TopicMessage]
-	// messages: Topic.messages (db.MessagesOfTopics, one statement per
+	// message: Topic.message (app.GraphReader.MessagesBySequence).
+	message *dataloader.Loader[app.TopicSequence, *view.TopicMessage]
+	// messages: Topic.messages (app.GraphReader.MessagesOfTopics, one statement per
 	// distinct filter; the fields of one list share theirs).
 	messages *dataloader.Loader[messagesKey, messageRows]
-	// chunks: TopicMessage.chunks and fullMessage (db.ChunksOf).
+	// chunks: TopicMessage.chunks and fullMessage (app.GraphReader.ChunksOf).
 	chunks *dataloader.Loader[*model.TopicMessage, messageRows]
-	// latest: Topic.latestMessage and messageCount (db.LatestMessages).
+	// latest: Topic.latestMessage and messageCount (app.GraphReader.LatestMessages).
 	latest *dataloader.Loader[model.EntityID, *view.TopicMessage]
 
 	mu      sync.Mutex
-	filters map[string]db.MessageFilter
+	filters map[string]app.MessageFilter
 
 	// The loaders are made on a request's first nested field: most
 	// requests have none, and making four loaders is a visible share of a
 	// small request's allocations.
-	db   *db.DB
+	app  app.GraphReader
 	wait time.Duration
 	once sync.Once
 }
@@ -64,16 +64,16 @@ type messagesKey struct {
 
 type loadersKey struct{}
 
-func newLoaders(d *db.DB, wait time.Duration) *loaders {
-	return &loaders{db: d, wait: wait}
+func newLoaders(r app.GraphReader, wait time.Duration) *loaders {
+	return &loaders{app: r, wait: wait}
 }
 
 // ready makes the loaders, once.
 func (l *loaders) ready() { l.once.Do(l.make) }
 
 func (l *loaders) make() {
-	d, wait := l.db, l.wait
-	l.filters = map[string]db.MessageFilter{}
+	d, wait := l.app, l.wait
+	l.filters = map[string]app.MessageFilter{}
 	l.topic = dataloader.NewBatchedLoader(func(ctx context.Context, ids []model.EntityID) []*dataloader.Result[*view.Topic] {
 		rows, err := d.TopicsByID(ctx, ids)
 		if err != nil {
@@ -87,13 +87,13 @@ func (l *loaders) make() {
 		return resultsOf(ids, func(id model.EntityID) *view.Topic { return byID[id] })
 	}, dataloader.WithWait[model.EntityID, *view.Topic](wait))
 
-	l.message = dataloader.NewBatchedLoader(func(ctx context.Context, keys []db.TopicSequence) []*dataloader.Result[*view.TopicMessage] {
+	l.message = dataloader.NewBatchedLoader(func(ctx context.Context, keys []app.TopicSequence) []*dataloader.Result[*view.TopicMessage] {
 		found, err := d.MessagesBySequence(ctx, keys)
 		if err != nil {
 			return failAll[*view.TopicMessage](len(keys), err)
 		}
 		return oneMessageEach(keys, found)
-	}, dataloader.WithWait[db.TopicSequence, *view.TopicMessage](wait))
+	}, dataloader.WithWait[app.TopicSequence, *view.TopicMessage](wait))
 
 	l.messages = dataloader.NewBatchedLoader(func(ctx context.Context, keys []messagesKey) []*dataloader.Result[messageRows] {
 		byFilter := map[string][]model.EntityID{}
@@ -216,10 +216,10 @@ func (l *loaders) messageOf(ctx context.Context, t *view.Topic, seq int64) (*vie
 	l.ready()
 	if t.Page.FirstTime("message|" + strconv.FormatInt(seq, 10)) {
 		for i := range t.Page.Rows {
-			l.message.Load(ctx, db.TopicSequence{TopicID: t.Page.Rows[i].ID, SequenceNumber: seq})
+			l.message.Load(ctx, app.TopicSequence{TopicID: t.Page.Rows[i].ID, SequenceNumber: seq})
 		}
 	}
-	return l.message.Load(ctx, db.TopicSequence{TopicID: t.Row.ID, SequenceNumber: seq})()
+	return l.message.Load(ctx, app.TopicSequence{TopicID: t.Row.ID, SequenceNumber: seq})()
 }
 
 // latestOf is the topic's newest message (nil when it has none), loaded
@@ -235,7 +235,7 @@ func (l *loaders) latestOf(ctx context.Context, t *view.Topic) (*view.TopicMessa
 }
 
 // messagesOf loads one topic's page through the batch of its filter.
-func (l *loaders) messagesOf(ctx context.Context, t *view.Topic, f db.MessageFilter) (messageRows, error) {
+func (l *loaders) messagesOf(ctx context.Context, t *view.Topic, f app.MessageFilter) (messageRows, error) {
 	l.ready()
 	fk := filterKey(f)
 	l.mu.Lock()
@@ -250,7 +250,7 @@ func (l *loaders) messagesOf(ctx context.Context, t *view.Topic, f db.MessageFil
 }
 
 // filterKey is a filter's canonical text (its topic aside).
-func filterKey(f db.MessageFilter) string {
+func filterKey(f app.MessageFilter) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s|%d", f.Order, f.Limit)
 	for _, c := range f.SequenceNumber {
@@ -279,13 +279,13 @@ func failAll[V any](n int, err error) []*dataloader.Result[V] {
 }
 
 // withLoaders gives every request its own loaders (and so its own cache).
-func withLoaders(d *db.DB, wait time.Duration, next http.Handler) http.Handler {
+func withLoaders(d app.GraphReader, wait time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r.WithContext(withFreshLoaders(r.Context(), d, wait)))
 	})
 }
 
-func withFreshLoaders(ctx context.Context, d *db.DB, wait time.Duration) context.Context {
+func withFreshLoaders(ctx context.Context, d app.GraphReader, wait time.Duration) context.Context {
 	return context.WithValue(ctx, loadersKey{}, newLoaders(d, wait))
 }
 

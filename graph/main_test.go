@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/client"
 	"github.com/uptrace/bun"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/graph"
 	"mirrorql/tests/testdb"
@@ -58,7 +59,7 @@ func newEnvLayout(t *testing.T, layout, fixture string, o graph.Options) *env {
 	}
 	d := db.Wrap(b)
 	d.Record(counter)
-	h := graph.NewHandler(d, o)
+	h := graph.NewHandler(app.New(db.NewStore(d)), o)
 	return &env{url: url, bun: b, db: d, handler: h, client: client.New(h), stmts: counter}
 }
 

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"mirrorql/app"
+	"mirrorql/db"
 )
 
 // planEnv answers requests twice over one database: with gqlgen's executor
@@ -24,8 +27,8 @@ type planEnv struct {
 
 func newPlanEnv(tb testing.TB) *planEnv {
 	d, o := fixtureDB(tb)
-	compiled := newAPI(d, o, true, nil)
-	return &planEnv{plain: newAPI(d, o, false, nil), compiled: compiled, plans: compiled.plans}
+	compiled := newAPI(app.New(db.NewStore(d)), o, true, nil)
+	return &planEnv{plain: newAPI(app.New(db.NewStore(d)), o, false, nil), compiled: compiled, plans: compiled.plans}
 }
 
 // check sends body to both handlers, twice to the compiled one (the first

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"mirrorql/app"
-	"mirrorql/db"
 	"mirrorql/model"
 )
 
@@ -94,10 +93,9 @@ func (o Options) withDefaults() Options {
 // Resolver holds the dependencies of every resolver; per-request state (the
 // dataloaders) travels in the context.
 type Resolver struct {
-	db   *db.DB
 	opts Options
-	// app answers the root fields; the loaders ask db for nested ones.
-	app   app.Reader
+	// app answers the root fields, and the loaders' batches of nested ones.
+	app   app.GraphReader
 	sizes app.PageSizes
 	// presentError is the server's error presenter (errors.go), which the
 	// compiled operations use too.
@@ -109,7 +107,7 @@ func (o Options) pageSizes() app.PageSizes {
 	return app.PageSizes{Default: o.LimitDefault, Max: o.LimitMax}.WithDefaults()
 }
 
-// newResolver is the Resolver over d; o has its defaults.
-func newResolver(d *db.DB, o Options) *Resolver {
-	return &Resolver{db: d, opts: o, app: app.New(d), sizes: o.pageSizes(), presentError: presentError(o.Log)}
+// newResolver is the Resolver over r; o has its defaults.
+func newResolver(r app.GraphReader, o Options) *Resolver {
+	return &Resolver{opts: o, app: r, sizes: o.pageSizes(), presentError: presentError(o.Log)}
 }

@@ -35,17 +35,16 @@ func (r *queryResolver) Topic(ctx context.Context, id view.EntityIDArg) (*view.T
 // Topics lists entities of type TOPIC (db.Topics).
 func (r *queryResolver) Topics(ctx context.Context, id *EntityIDFilter, order *Order, first *int, after *string) (*TopicConnection, error) {
 	var errs argErrors
-	values := entityIDSyntax(id, "topic.id", false, &errs)
+	var fs app.Filters
+	idFilter(&fs, &errs, app.ParamTopicID, id)
 	q := app.TopicQuery{Order: orderOf(order), Limit: r.first(first, &errs), Lookahead: true}
 	key, hasCursor := afterCursor(after, cursorTopic, &errs)
 	if err := errs.err(ctx); err != nil {
 		return nil, err
 	}
-	conds, _, err := r.entityIDConditions(values, false)
-	if err != nil {
-		return nil, err
+	if err := fs.Topics(r.opts.Defaults, &q); err != nil {
+		return nil, fieldError(ctx, err)
 	}
-	q.ID = conds
 	if hasCursor {
 		q.ID = append(q.ID, app.After(q.Order, model.EntityID(key)))
 	}
@@ -115,23 +114,18 @@ func (r *queryResolver) Schedule(ctx context.Context, id view.EntityIDArg) (*vie
 // signatures of the page in its second statement).
 func (r *queryResolver) Schedules(ctx context.Context, scheduleID *EntityIDFilter, creatorAccountID *EntityIDFilter, order *Order, first *int, after *string) (*ScheduleConnection, error) {
 	var errs argErrors
-	ids := entityIDSyntax(scheduleID, "schedule.id", true, &errs)
-	creators := entityIDSyntax(creatorAccountID, "account.id", true, &errs)
+	var fs app.Filters
+	idFilter(&fs, &errs, app.ParamScheduleID, scheduleID)
+	idFilter(&fs, &errs, app.ParamAccountID, creatorAccountID)
 	f := app.ScheduleQuery{Lookahead: true}
 	f.Order, f.Limit = orderOf(order), r.first(first, &errs)
 	key, hasCursor := afterCursor(after, cursorSchedule, &errs)
 	if err := errs.err(ctx); err != nil {
 		return nil, err
 	}
-	var noMatch1, noMatch2 bool
-	var err error
-	if f.ScheduleID, noMatch1, err = r.entityIDConditions(ids, true); err != nil {
-		return nil, err
+	if err := fs.Schedules(r.opts.Defaults, &f); err != nil {
+		return nil, fieldError(ctx, err)
 	}
-	if f.CreatorAccountID, noMatch2, err = r.entityIDConditions(creators, true); err != nil {
-		return nil, err
-	}
-	f.NoMatch = noMatch1 || noMatch2
 	if hasCursor {
 		f.ScheduleID = append(f.ScheduleID, app.After(f.Order, model.EntityID(key)))
 	}
@@ -161,7 +155,7 @@ func (r *topicResolver) Message(ctx context.Context, obj *view.Topic, sequenceNu
 	}
 	m, err := loadersOf(ctx).messageOf(ctx, obj, seq)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
 	return m, nil
 }
@@ -171,7 +165,7 @@ func (r *topicResolver) Message(ctx context.Context, obj *view.Topic, sequenceNu
 func (r *topicResolver) MessageCount(ctx context.Context, obj *view.Topic) (view.LongArg, error) {
 	m, err := loadersOf(ctx).latestOf(ctx, obj)
 	if err != nil {
-		return "", dbError(err)
+		return "", err
 	}
 	if m == nil {
 		return "0", nil
@@ -183,7 +177,7 @@ func (r *topicResolver) MessageCount(ctx context.Context, obj *view.Topic) (view
 func (r *topicResolver) LatestMessage(ctx context.Context, obj *view.Topic) (*view.TopicMessage, error) {
 	m, err := loadersOf(ctx).latestOf(ctx, obj)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
 	return m, nil
 }
@@ -204,7 +198,7 @@ func (r *topicResolver) Messages(ctx context.Context, obj *view.Topic, sequenceN
 	}
 	got, err := loadersOf(ctx).messagesOf(ctx, obj, q.Filter())
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
 	return messageConnection(q.Page(got.rows), got.page), nil
 }
@@ -213,7 +207,7 @@ func (r *topicResolver) Messages(ctx context.Context, obj *view.Topic, sequenceN
 func (r *topicMessageResolver) Topic(ctx context.Context, obj *view.TopicMessage) (*view.Topic, error) {
 	t, err := loadersOf(ctx).topicOf(ctx, obj)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
 	return t, nil
 }
@@ -225,7 +219,7 @@ func (r *topicMessageResolver) Chunks(ctx context.Context, obj *view.TopicMessag
 	}
 	got, err := loadersOf(ctx).chunksOf(ctx, obj)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
 	out := make([]*view.TopicMessage, len(got.rows))
 	for i := range got.rows {
@@ -243,7 +237,7 @@ func (r *topicMessageResolver) FullMessage(ctx context.Context, obj *view.TopicM
 	}
 	got, err := loadersOf(ctx).chunksOf(ctx, obj)
 	if err != nil {
-		return nil, dbError(err)
+		return nil, err
 	}
 	full, ok := joinChunks(got.rows, obj.Row.ChunkTotal)
 	if !ok {

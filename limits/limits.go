@@ -27,7 +27,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/time/rate"
 
-	"mirrorql/rest/nodejson"
+	"mirrorql/nodejson"
 )
 
 // Options configure Middleware. A zero limit is no limit.

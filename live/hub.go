@@ -16,15 +16,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"mirrorql/db"
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
-// Source is what the hub and its subscriptions read (a *db.DB).
-type Source interface {
-	LivePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int) (db.Poll, error)
-	MessagesOfTopic(ctx context.Context, f db.MessageFilter) ([]model.TopicMessage, error)
-}
+// Source is what the hub and its subscriptions read: the core's LiveStore
+// (db.Store in the service).
+type Source = app.LiveStore
 
 // Metrics receives what the hub measures; nil measures nothing.
 type Metrics interface {

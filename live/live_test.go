@@ -52,7 +52,7 @@ func newFixture(t *testing.T, o live.Options, polled func()) *fixture {
 	}
 	o.Metrics = f.metrics
 	o.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	f.hub = live.New(f.d, o)
+	f.hub = live.New(db.NewStore(f.d), o)
 	hubCtx, stopHub := context.WithCancel(context.Background())
 	hubDone := make(chan struct{})
 	go func() { f.hub.Run(hubCtx); close(hubDone) }()

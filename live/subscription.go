@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"mirrorql/db"
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -217,7 +217,7 @@ func (s *Subscription) history(ctx context.Context, send func(*model.TopicMessag
 		if err := s.stopErr(); err != nil {
 			return err
 		}
-		f := db.MessageFilter{TopicID: s.req.Topic, Order: model.Asc, Limit: s.hub.o.Page}
+		f := app.MessageFilter{TopicID: s.req.Topic, Order: model.Asc, Limit: s.hub.o.Page}
 		if s.sent == 0 {
 			f.Timestamp = append(f.Timestamp, model.Condition[model.Timestamp]{Op: model.OpGte, Value: s.req.Start})
 		} else {
@@ -256,7 +256,7 @@ func (s *Subscription) history(ctx context.Context, send func(*model.TopicMessag
 // earlier one was committed after it. Without it every subscriber from
 // "now" would read its topic again at its first live message, all at once.
 func (s *Subscription) expectFirst(ctx context.Context) error {
-	before, err := s.read(ctx, db.MessageFilter{TopicID: s.req.Topic, Order: model.Desc, Limit: 1,
+	before, err := s.read(ctx, app.MessageFilter{TopicID: s.req.Topic, Order: model.Desc, Limit: 1,
 		Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpLt, Value: s.req.Start}}})
 	if err != nil {
 		return err
@@ -295,7 +295,7 @@ func (s *Subscription) deliver(ctx context.Context, m *model.TopicMessage, polle
 func (s *Subscription) gapFill(ctx context.Context, next int64, send func(*model.TopicMessage) error) error {
 	wait := s.hub.o.GapWait
 	for attempt := 0; ; {
-		f := db.MessageFilter{TopicID: s.req.Topic, Order: model.Asc, Limit: s.hub.o.Page,
+		f := app.MessageFilter{TopicID: s.req.Topic, Order: model.Asc, Limit: s.hub.o.Page,
 			SequenceNumber: []model.Condition[int64]{{Op: model.OpGt, Value: s.lastSeq}, {Op: model.OpLt, Value: next}}}
 		page, err := s.read(ctx, f)
 		if err != nil {
@@ -339,7 +339,7 @@ func (s *Subscription) finish(ctx context.Context, send func(*model.TopicMessage
 
 // read runs one page, retrying through a database outage shorter than
 // Options.Outage.
-func (s *Subscription) read(ctx context.Context, f db.MessageFilter) ([]model.TopicMessage, error) {
+func (s *Subscription) read(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
 	var since time.Time
 	wait := 50 * time.Millisecond
 	for {

@@ -41,7 +41,8 @@ type MiddlewareOptions struct {
 
 // Middleware is the outermost middleware of the service. It takes the
 // client's X-Request-Id (sanitised) or makes one, echoes it in the response
-// and stores it in the request context; hands an error returned by the chain
+// and stores it in the request context (Echo's RequestID middleware would
+// echo and hand on a client's id unchecked, and it is logged: hence ours); hands an error returned by the chain
 // to the error handler, so the status is known; then counts the request,
 // observes its duration and logs one line about it.
 func Middleware(o MiddlewareOptions) echo.MiddlewareFunc {

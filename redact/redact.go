@@ -26,14 +26,13 @@ func URL(raw string) string {
 		scheme, _, _ := strings.Cut(raw, "://")
 		return scheme + "://" + Mask
 	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), Mask)
-	}
+	// url.URL.Redacted masks the user information's password (with Mask's
+	// very "xxxxx"); libpq also takes one as a query parameter.
 	if q := u.Query(); q.Has("password") {
 		q.Set("password", Mask)
 		u.RawQuery = q.Encode()
 	}
-	return u.String()
+	return u.Redacted()
 }
 
 // Secret replaces, in msg, every occurrence of the password that the

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"errors"
 	"net/http"
 	"regexp"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"mirrorql/app"
-	"mirrorql/db"
 	"mirrorql/model"
 )
 
@@ -23,18 +21,15 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Handlers serve the mirror node routes over an app.Reader.
+// Handlers serve the mirror node routes over an app.RESTReader.
 type Handlers struct {
-	app   app.Reader
+	app   app.RESTReader
 	opts  Options
 	sizes app.PageSizes
 }
 
-// New builds the handlers over the query layer.
-func New(d *db.DB, o Options) *Handlers { return NewOver(app.New(d), o) }
-
-// NewOver builds the handlers over any Reader.
-func NewOver(r app.Reader, o Options) *Handlers {
+// New builds the handlers over r (an app.Ledger, or a test's own).
+func New(r app.RESTReader, o Options) *Handlers {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -55,7 +50,8 @@ var (
 	acceptedScheduleParams = map[string]bool{"account.id": true, "limit": true, "order": true, "schedule.id": true}
 )
 
-// GET /api/v1/topics/{topicId}/messages
+// GET /api/v1/topics/{topicId}/messages: the filters are app's (app.Filters);
+// the face splits the operators off and checks encoding, limit and order.
 func (h *Handlers) topicMessages(c echo.Context) error {
 	topicParam := pathParam(c, "topicId")
 	if !model.ValidEntityIDSyntax(topicParam, false) {
@@ -66,18 +62,13 @@ func (h *Handlers) topicMessages(c echo.Context) error {
 		return err
 	}
 	p := listParams{limit: h.sizes.Default, order: model.Asc}
-	var f app.MessageQuery
+	var filters app.Filters
 	utf8 := false
 	p.each(q, acceptedMessageParams, func(key string, op model.Operator, value string) bool {
 		switch key {
-		case "sequencenumber":
-			v, ok := parseSequenceNumber(value)
-			f.SequenceNumber = append(f.SequenceNumber, model.Condition[int64]{Op: op, Value: v})
-			return ok
-		case "timestamp":
-			ts, err := model.ParseTimestamp(value)
-			f.Timestamp = append(f.Timestamp, model.Condition[model.Timestamp]{Op: op, Value: ts})
-			return err == nil
+		case app.ParamSequenceNumber, app.ParamTimestamp:
+			filters.Add(&p.problems, key, op, value)
+			return true
 		case "encoding":
 			u, ok := parseEncoding(op, value)
 			utf8 = u
@@ -92,6 +83,8 @@ func (h *Handlers) topicMessages(c echo.Context) error {
 	if err != nil {
 		return entityIDError(err, "")
 	}
+	var f app.MessageQuery
+	filters.Messages(&f)
 	f.TopicID, f.Order, f.Limit, f.NoSuchTopic = topic, p.order, p.limit, topicParam
 	page, err := h.app.TopicMessages(c.Request().Context(), f)
 	if err != nil {
@@ -203,16 +196,11 @@ func (h *Handlers) schedules(c echo.Context) error {
 		return err
 	}
 	p := listParams{limit: h.sizes.Default, order: model.Asc}
-	type idValue struct {
-		key   string
-		op    model.Operator
-		value string
-	}
-	var ids []idValue
+	var filters app.Filters
 	p.each(q, acceptedScheduleParams, func(key string, op model.Operator, value string) bool {
-		if key == "account.id" || key == "schedule.id" {
-			ids = append(ids, idValue{key, op, value})
-			return model.ValidEntityIDSyntax(value, true)
+		if key == app.ParamAccountID || key == app.ParamScheduleID {
+			filters.Add(&p.problems, key, op, value)
+			return true
 		}
 		return p.common(key, value, h.sizes)
 	})
@@ -221,18 +209,8 @@ func (h *Handlers) schedules(c echo.Context) error {
 	}
 	var f app.ScheduleQuery
 	f.Order, f.Limit = p.order, p.limit
-	for _, v := range ids {
-		id, err := h.opts.Defaults.ParseEntityID(v.value, true)
-		switch {
-		case errors.Is(err, model.ErrOpaqueEVMAddress):
-			f.NoMatch = true
-		case err != nil:
-			return entityIDError(err, "")
-		case v.key == "account.id":
-			f.CreatorAccountID = append(f.CreatorAccountID, model.Condition[model.EntityID]{Op: v.op, Value: id})
-		default:
-			f.ScheduleID = append(f.ScheduleID, model.Condition[model.EntityID]{Op: v.op, Value: id})
-		}
+	if err := filters.Schedules(h.opts.Defaults, &f); err != nil {
+		return err
 	}
 	page, err := h.app.Schedules(c.Request().Context(), f)
 	if err != nil {

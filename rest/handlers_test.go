@@ -12,9 +12,10 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/model"
+	"mirrorql/service/policy"
 )
 
-// ledger is an in-memory app.Reader: the handlers' answers are checked
+// ledger is an in-memory app.RESTReader: the handlers' answers are checked
 // without a database. Its rules are the least the routes need: messages of
 // one topic filtered by timestamp, and a switch that makes every call fail
 // as the query layer does when the database is down.
@@ -24,7 +25,7 @@ type ledger struct {
 	down     bool
 }
 
-var _ app.Reader = (*ledger)(nil)
+var _ app.RESTReader = (*ledger)(nil)
 
 var errDown = errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
 
@@ -152,11 +153,11 @@ func testLedger(down bool) *ledger {
 	return l
 }
 
-func serve(r app.Reader) *echo.Echo {
+func serve(r app.RESTReader) *echo.Echo {
 	e := echo.New()
-	e.HTTPErrorHandler = ErrorHandler(nil)
+	e.HTTPErrorHandler = policy.ErrorHandler(nil)
 	e.Pre(CanonicalRoute)
-	NewOver(r, Options{LimitDefault: 25, LimitMax: 100}).Register(e)
+	New(r, Options{LimitDefault: 25, LimitMax: 100}).Register(e)
 	return e
 }
 

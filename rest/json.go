@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"mirrorql/model"
-	"mirrorql/rest/nodejson"
+	"mirrorql/nodejson"
 )
 
 // jsonBuf builds response bodies by appending, in the exact key order the

@@ -1,6 +1,8 @@
 package rest
 
 import (
+	"encoding/base64"
+
 	"mirrorql/model"
 )
 
@@ -58,7 +60,7 @@ func (j *jsonBuf) message(m *model.TopicMessage, utf8 bool) {
 // its alphabet needs no JSON escaping.
 func (j *jsonBuf) base64(b []byte) {
 	j.b = append(j.b, '"')
-	j.b = base64Append(j.b, b)
+	j.b = base64.StdEncoding.AppendEncode(j.b, b)
 	j.b = append(j.b, '"')
 }
 

@@ -5,7 +5,6 @@ package rest
 import (
 	"crypto/sha1"
 	"encoding/base64"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -14,7 +13,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"mirrorql/app"
-	"mirrorql/rest/nodejson"
+	"mirrorql/nodejson"
+	"mirrorql/service/policy"
 )
 
 // Route templates as Echo sees them after canonicalRoute.
@@ -27,15 +27,22 @@ const (
 	RouteSchedule           = "/api/v1/schedules/:scheduleId"
 )
 
-// nodeRoutes are the Node service's routes in registration order: Express
-// matches them case-insensitively, tolerates one trailing slash and takes the
-// first that fits ("" is a parameter segment).
-var nodeRoutes = [][]string{
-	{"api", "v1", "topics", "", "messages"},
-	{"api", "v1", "topics", "", "messages", ""},
-	{"api", "v1", "topics", "messages", ""},
-	{"api", "v1", "schedules"},
-	{"api", "v1", "schedules", ""},
+// nodeRoutes are the Node service's routes in registration order, as
+// segments: Express matches them case-insensitively, tolerates one trailing
+// slash and takes the first that fits ("" is a parameter segment).
+var nodeRoutes = routeSegments(RouteTopicMessages, RouteTopicMessage, RouteMessageByTimestamp, RouteSchedules, RouteSchedule)
+
+func routeSegments(routes ...string) [][]string {
+	out := make([][]string, len(routes))
+	for i, r := range routes {
+		out[i] = strings.Split(strings.TrimPrefix(r, "/"), "/")
+		for j, seg := range out[i] {
+			if strings.HasPrefix(seg, ":") {
+				out[i][j] = ""
+			}
+		}
+	}
+	return out
 }
 
 const originalPathKey = "mirrorql.originalPath"
@@ -141,7 +148,7 @@ func sendNode(c echo.Context, body []byte, cacheControl string, next *string) er
 	}
 	etag := weakETag(body)
 	hdr.Set("ETag", etag)
-	if inm := c.Request().Header.Get("If-None-Match"); inm != "" && etagMatches(inm, etag) {
+	if inm := c.Request().Header.Get("If-None-Match"); inm != "" && policy.ETagMatches(inm, etag) {
 		return c.NoContent(http.StatusNotModified)
 	}
 	// Express sends the length; net/http would chunk a body past its
@@ -154,76 +161,10 @@ func sendNode(c echo.Context, body []byte, cacheControl string, next *string) er
 // weakETag is the etag package's form: W/"<length hex>-<sha1 base64 [:27]>".
 func weakETag(body []byte) string {
 	sum := sha1.Sum(body)
-	return `W/"` + strconv.FormatInt(int64(len(body)), 16) + "-" + base64.StdEncoding.EncodeToString(sum[:])[:27] + `"`
-}
-
-func etagMatches(header, etag string) bool {
-	if strings.TrimSpace(header) == "*" {
-		return true
-	}
-	bare := strings.TrimPrefix(etag, "W/")
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == bare {
-			return true
-		}
-	}
-	return false
-}
-
-// ErrorHandler renders every error in the mirror node's bodies: Echo's own
-// 404/405 become the Node service's `Not found`; anything unexpected is the
-// generic 500 body, never a stack trace.
-func ErrorHandler(log func(c echo.Context, err error)) echo.HTTPErrorHandler {
-	return func(err error, c echo.Context) {
-		if c.Response().Committed {
-			return
-		}
-		var he *echo.HTTPError
-		if errors.As(err, &he) {
-			switch {
-			case he.Code == http.StatusNotFound, he.Code == http.StatusMethodNotAllowed:
-				err = app.ErrNotFound
-			case he.Code >= 400 && he.Code < 500:
-				err = &statusError{status: he.Code, message: http.StatusText(he.Code)}
-			}
-		}
-		status, body, ct := errorBody(err)
-		if status >= 500 && log != nil && !outage(err) {
-			log(c, err)
-		}
-		if c.Request().Method == http.MethodHead {
-			_ = c.NoContent(status)
-			return
-		}
-		c.Response().Header().Set(echo.HeaderContentType, ct)
-		_ = c.Blob(status, ct, body)
-	}
-}
-
-// ExposedHeaders is the Access-Control-Expose-Headers of every response.
-const ExposedHeaders = "Link, X-Request-Id"
-
-// CORS answers like the `cors` middleware with its defaults: every response
-// allows any origin, and every OPTIONS request (cors treats each as a
-// preflight) gets the method list and 204. Unlike those defaults, every
-// response also exposes Link (the next page) and X-Request-Id to scripts of
-// another origin, which could not read them otherwise.
-func CORS(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		hdr := c.Response().Header()
-		hdr.Set("Access-Control-Allow-Origin", "*")
-		hdr.Set("Access-Control-Expose-Headers", ExposedHeaders)
-		r := c.Request()
-		if r.Method == http.MethodOptions {
-			hdr.Set("Access-Control-Allow-Methods", "GET,HEAD,PUT,PATCH,POST,DELETE")
-			if h := r.Header.Get("Access-Control-Request-Headers"); h != "" {
-				hdr.Set("Access-Control-Allow-Headers", h)
-				hdr.Add("Vary", "Access-Control-Request-Headers")
-			}
-			hdr.Set("Content-Length", "0")
-			return c.NoContent(http.StatusNoContent)
-		}
-		return next(c)
-	}
+	b := make([]byte, 0, 48)
+	b = strconv.AppendInt(append(b, `W/"`...), int64(len(body)), 16)
+	b = append(b, '-')
+	n := len(b)
+	b = base64.StdEncoding.AppendEncode(b, sum[:])[:n+27]
+	return string(append(b, '"'))
 }

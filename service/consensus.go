@@ -14,7 +14,7 @@ import (
 // the live hub of ops, whose caps and shutdown it shares with the GraphQL
 // subscriptions.
 func Consensus(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations) http.Handler {
-	return consensus.New(app.New(d), consensus.Options{
+	return consensus.New(app.New(db.NewStore(d)), consensus.Options{
 		Hub:              ops.hub,
 		Origins:          cfg.WSOrigins(),
 		WriteTimeout:     cfg.LiveWriteTimeout,

@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"mirrorql/apidocs"
+	"mirrorql/app"
 	"mirrorql/cache"
 	"mirrorql/config"
 	"mirrorql/dashboard"
@@ -29,6 +30,7 @@ import (
 	"mirrorql/model"
 	"mirrorql/observe"
 	"mirrorql/rest"
+	"mirrorql/service/policy"
 )
 
 // Operations are the operator's kit around the handlers: the metrics
@@ -95,7 +97,7 @@ func (o *Operations) startLive(cfg config.Config, d *db.DB, log *slog.Logger) {
 		close(o.liveDone)
 		return
 	}
-	hub := live.New(d, live.Options{
+	hub := live.New(db.NewStore(d), live.Options{
 		PollInterval: cfg.LivePollInterval, MaxSubscriptions: cfg.LiveMaxSubscriptions, Buffer: cfg.LiveBuffer,
 		Outage: cfg.LiveOutage, Log: log, Metrics: o.metrics.Live(),
 	})
@@ -172,7 +174,7 @@ func serveFavicon(c echo.Context) error {
 func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI []byte) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = rest.ErrorHandler(func(c echo.Context, err error) {
+	e.HTTPErrorHandler = policy.ErrorHandler(func(c echo.Context, err error) {
 		ctx := c.Request().Context()
 		log.ErrorContext(ctx, "request failed", "method", c.Request().Method, "path", c.Request().URL.Path,
 			"err", err, "request_id", observe.RequestID(ctx))
@@ -188,7 +190,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 			Stream: graph.IsStream,
 		}),
 		middleware.Recover(),
-		rest.CORS,
+		policy.CORS,
 		// Request limits: 414, 431, 413, and 429 per client IP.
 		limits.Middleware(limits.Options{
 			MaxURLLength: cfg.MaxURLLength, MaxHeaderBytes: cfg.MaxHeaderBytes, MaxBodyBytes: cfg.MaxBodyBytes,
@@ -210,7 +212,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 			Version: func(ctx context.Context) (string, error) {
 				v, err := d.SchedulesVersion(ctx)
 				if err != nil {
-					return "", rest.DatabaseError(err)
+					return "", db.AppError(err)
 				}
 				return v, nil
 			},
@@ -218,14 +220,16 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 	}
 	e.Use(composedOnce(chain...))
 
-	rest.New(d, rest.Options{
+	// One door to the data for every face: the core over the query layer.
+	ledger := app.New(db.NewStore(d))
+	rest.New(ledger, rest.Options{
 		Defaults:     model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
 		LimitDefault: cfg.ResponseLimitDef,
 		LimitMax:     cfg.ResponseLimitMax,
 	}).Register(e)
 
 	// --- GraphQL face: the API and its GraphiQL explorer ---
-	gql := echo.WrapHandler(graph.NewHandler(d, graph.Options{
+	gql := echo.WrapHandler(graph.NewHandler(ledger, graph.Options{
 		Defaults:             model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
 		LimitDefault:         cfg.ResponseLimitDef,
 		LimitMax:             cfg.ResponseLimitMax,
@@ -240,7 +244,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 			KeepAlive: cfg.LiveKeepAlive, WriteTimeout: cfg.LiveWriteTimeout, InitTimeout: cfg.GraphQLWSInitTimeout,
 			Origins: cfg.WSOrigins(), MaxPerConnection: cfg.LiveMaxPerConnection,
 		},
-		NotFound: rest.NotFoundHandler(),
+		NotFound: policy.NotFoundHandler(),
 	}))
 	e.Match([]string{http.MethodGet, http.MethodHead, http.MethodPost}, graph.Endpoint, gql)
 	e.Match([]string{http.MethodGet, http.MethodHead}, graph.Endpoint+"/explorer/*", gql)
@@ -299,7 +303,7 @@ func RequestDeadline(timeout time.Duration) echo.MiddlewareFunc {
 			if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) || c.Response().Committed {
 				return err
 			}
-			return rest.DatabaseError(err)
+			return db.AppError(err)
 		}
 	}
 }

@@ -17,11 +17,12 @@ import (
 	"mirrorql/dashboard"
 	"mirrorql/db"
 	"mirrorql/rest"
+	"mirrorql/service/policy"
 )
 
 func TestRequestDeadline(t *testing.T) {
 	e := echo.New()
-	e.HTTPErrorHandler = rest.ErrorHandler(nil)
+	e.HTTPErrorHandler = policy.ErrorHandler(nil)
 	e.Use(RequestDeadline(50 * time.Millisecond))
 	var sawDeadline bool
 	e.Match([]string{http.MethodGet, http.MethodHead}, "/slow", func(c echo.Context) error {
@@ -112,7 +113,7 @@ func TestFavicon(t *testing.T) {
 	cfg.LiveEnabled, cfg.CacheEnabled = false, false
 	// No query is made: a database nobody answers at will do.
 	cfg.DatabaseURL = "postgres://nobody@127.0.0.1:1/none?sslmode=disable"
-	d, err := db.Open(db.Options{URL: cfg.DatabaseURL, Driver: cfg.DBDriver, PoolSize: 1,
+	d, err := db.Open(db.Options{URL: cfg.DatabaseURL, PoolSize: 1,
 		StatementTimeout: time.Second, ConnectTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)

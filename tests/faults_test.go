@@ -39,7 +39,7 @@ func unavailableBodyOf(route string) string {
 }
 
 // TestDatabaseFaults stops and restarts a PostgreSQL server it owns under a
-// running mirrorql (one per driver) and proves, for real:
+// running mirrorql and proves, for real:
 //   - while the server is down every API route answers 503 with the
 //     documented "Service unavailable" body within 1 s, readiness answers
 //     503 and liveness 200;
@@ -52,7 +52,7 @@ func TestDatabaseFaults(t *testing.T) {
 	cluster, w := migratedCluster(t)
 	seedREST(t, w)
 
-	drivers := []string{"pgdriver", "pgx"}
+	drivers := []string{"pgx"}
 	servers := map[string]*server{}
 	for _, driver := range drivers {
 		// Default settings, response cache included: its version lookup
@@ -202,7 +202,7 @@ func TestDatabaseUnreachable(t *testing.T) {
 		}
 	})
 	dbURL := "postgres://postgres@" + l.Addr().String() + "/mirror_node?sslmode=disable"
-	for _, driver := range []string{"pgdriver", "pgx"} {
+	for _, driver := range []string{"pgx"} {
 		t.Run(driver, func(t *testing.T) {
 			t.Parallel()
 			// Cache on: a failed version lookup is the answer, so
@@ -247,7 +247,7 @@ func TestNoSecretInLogs(t *testing.T) {
 	t.Parallel()
 	const secret = "s3cr3t-Pw"
 	closed := freeAddr(t) // nothing listens there once freeAddr returns
-	for _, driver := range []string{"pgdriver", "pgx"} {
+	for _, driver := range []string{"pgx"} {
 		for _, u := range []string{
 			"postgres://mirror:" + secret + "@127.0.0.1:badport/mirror_node",
 			"postgres://mirror:" + secret + "@" + closed + "/mirror_node?sslmode=bogus",
@@ -330,7 +330,7 @@ func TestPoolAndStatementTimeout(t *testing.T) {
 		}
 		return n
 	}
-	for _, driver := range []string{"pgdriver", "pgx"} {
+	for _, driver := range []string{"pgx"} {
 		t.Run(driver, func(t *testing.T) {
 			s := startServer(t, dbURL+sep+"application_name="+app, "MIRRORQL_DB_DRIVER="+driver,
 				"MIRRORQL_DB_POOL_SIZE=3", "MIRRORQL_DB_STATEMENT_TIMEOUT=2s", "MIRRORQL_REQUEST_TIMEOUT=3s",

@@ -20,11 +20,13 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/uptrace/bun"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/graph"
 	"mirrorql/model"
 	"mirrorql/rest"
 	"mirrorql/seed"
+	"mirrorql/service/policy"
 	"mirrorql/tests/testdb"
 )
 
@@ -174,12 +176,12 @@ type faces struct {
 
 func newFaces(d *db.DB, limitDefault, limitMax int) *faces {
 	e := echo.New()
-	e.HTTPErrorHandler = rest.ErrorHandler(nil)
+	e.HTTPErrorHandler = policy.ErrorHandler(nil)
 	e.Pre(rest.CanonicalRoute)
-	rest.New(d, rest.Options{LimitDefault: limitDefault, LimitMax: limitMax}).Register(e)
+	rest.New(app.New(db.NewStore(d)), rest.Options{LimitDefault: limitDefault, LimitMax: limitMax}).Register(e)
 	return &faces{
 		rest:  e,
-		graph: graph.NewAPI(d, graph.Options{LimitDefault: limitDefault, LimitMax: limitMax}),
+		graph: graph.NewAPI(app.New(db.NewStore(d)), graph.Options{LimitDefault: limitDefault, LimitMax: limitMax}),
 		max:   limitMax,
 	}
 }

@@ -46,7 +46,7 @@ func TestLiveRandom(t *testing.T) {
 	began := time.Now()
 	seed := uint64(envInt(t, envLiveSeed, liveSeed))
 	rng := rand.New(rand.NewPCG(seed, 0))
-	driver := []string{"pgx", "pgdriver"}[rng.IntN(2)]
+	driver := "pgx"
 	poll := []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 250 * time.Millisecond}[rng.IntN(3)]
 	writers := 2 + rng.IntN(2)
 	t.Logf("seed %d (%s=%d to repeat): driver %s, poll interval %s, %d writers", seed, envLiveSeed, seed, driver, poll, writers)

@@ -25,12 +25,11 @@ import (
 
 // PgBouncer, transaction pooling. The settings mirrorql needs there:
 //
-//   - pool_mode = transaction works as is: both drivers run every statement
-//     through the simple query protocol or unnamed statements (pgx is set to
-//     QueryExecModeSimpleProtocol in db.Open; bun interpolates arguments, so
-//     pgdriver never prepares named statements) and mirrorql never relies on
+//   - pool_mode = transaction works as is: with MIRRORQL_DB_PREPARE=false
+//     every statement goes through the simple query protocol (pgx is set to
+//     QueryExecModeSimpleProtocol in db.Open) and mirrorql never relies on
 //     session state but for statement_timeout.
-//   - No ignore_startup_parameters is needed: neither driver sends anything
+//   - No ignore_startup_parameters is needed: pgx sends nothing
 //     but user, database (and application_name) at start-up; the statement
 //     timeout is a SET once connected.
 //   - That SET lands on whichever server connection PgBouncer picks, so in
@@ -43,7 +42,7 @@ import (
 // auth_type = trust for the test) in front of a test database, with a server
 // pool (2) smaller than mirrorql's (10), so concurrent requests share server
 // connections, and replays every conformance case through mirrorql on it with
-// both drivers, in parallel.
+// pgx, unprepared as behind any transaction pooler.
 
 // pgbouncerBinary finds pgbouncer (Debian package pgbouncer) on PATH or in
 // /usr/sbin; "" when it is not installed. A test never installs it: .ci/run
@@ -228,7 +227,7 @@ pidfile = %s
 }
 
 // TestPgBouncer replays the conformance cases through PgBouncer in
-// transaction pooling mode, with both drivers, and checks that the statement
+// transaction pooling mode and checks that the statement
 // timeout holds behind it.
 func TestPgBouncer(t *testing.T) {
 	t.Parallel()
@@ -240,7 +239,7 @@ func TestPgBouncer(t *testing.T) {
 	viaBouncer := bouncer.url(t, dbURL)
 
 	t.Run("statement timeout", func(t *testing.T) {
-		for _, driver := range []string{"pgdriver", "pgx"} {
+		for _, driver := range []string{"pgx"} {
 			for name, u := range map[string]string{"direct": dbURL, "pgbouncer": viaBouncer} {
 				checkStatementTimeout(t, driver+" "+name, driver, u)
 			}
@@ -253,7 +252,7 @@ func TestPgBouncer(t *testing.T) {
 	// the same name, from another client). startPgbouncer turns
 	// max_prepared_statements off where a PgBouncer has it.
 	t.Run("prepared statements need MIRRORQL_DB_PREPARE=false", func(t *testing.T) {
-		d, err := db.Open(db.Options{URL: viaBouncer, Driver: "pgx", Prepare: true, PoolSize: 4, ConnectTimeout: 5 * time.Second})
+		d, err := db.Open(db.Options{URL: viaBouncer, Prepare: true, PoolSize: 4, ConnectTimeout: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,9 +286,9 @@ func TestPgBouncer(t *testing.T) {
 		folders := conformanceFolders(t)
 		type instance struct{ name, profile, url string }
 		var servers []instance
-		for _, driver := range []string{"pgdriver", "pgx"} {
+		for _, driver := range []string{"pgx"} {
 			// The documented setting behind a transaction pooler: no
-			// prepared statements (pgdriver never prepares).
+			// prepared statements.
 			common := []string{"MIRRORQL_DB_DRIVER=" + driver, "MIRRORQL_DB_PREPARE=false", "MIRRORQL_CACHE_ENABLED=false"}
 			def := startServer(t, viaBouncer, common...)
 			limited := startServer(t, viaBouncer, append(common, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")...)
@@ -342,7 +341,7 @@ func TestPgBouncer(t *testing.T) {
 			}
 			wg.Wait()
 		}
-		t.Logf("%d conformance requests through PgBouncer (transaction pooling, 2 server connections), both drivers", total)
+		t.Logf("%d conformance requests through PgBouncer (transaction pooling, 2 server connections), pgx", total)
 	})
 }
 
@@ -351,7 +350,7 @@ func TestPgBouncer(t *testing.T) {
 // a 5 s sleep is cancelled (SQLSTATE 57014) well before it ends.
 func checkStatementTimeout(t *testing.T, name, driver, dbURL string) {
 	t.Helper()
-	d, err := db.Open(db.Options{URL: dbURL, Driver: driver, PoolSize: 1,
+	d, err := db.Open(db.Options{URL: dbURL, PoolSize: 1,
 		StatementTimeout: 300 * time.Millisecond, ConnectTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -99,7 +99,7 @@ func TestReadOnlyReplica(t *testing.T) {
 
 	type instance struct{ name, url string }
 	var servers, limitedServers []instance
-	for _, driver := range []string{"pgdriver", "pgx"} {
+	for _, driver := range []string{"pgx"} {
 		for who, target := range targets {
 			env := []string{"MIRRORQL_DB_DRIVER=" + driver, "MIRRORQL_CACHE_ENABLED=false"}
 			name := driver + " as " + who
@@ -159,7 +159,7 @@ func graphQLReads(t *testing.T, name, base string) {
 // PostgreSQL cluster of the test's own, a standby made from it with
 // pg_basebackup, streaming and in recovery (where every transaction is
 // read-only and any write fails). Every REST case answers exactly as on the
-// primary, with both drivers, and the GraphQL face answers without errors.
+// primary, and the GraphQL face answers without errors.
 func TestHotStandby(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -199,7 +199,7 @@ func TestHotStandby(t *testing.T) {
 		t.Fatal("the standby accepted a write")
 	}
 
-	for _, driver := range []string{"pgdriver", "pgx"} {
+	for _, driver := range []string{"pgx"} {
 		env := []string{"MIRRORQL_DB_DRIVER=" + driver, "MIRRORQL_CACHE_ENABLED=false"}
 		def := startServer(t, standby.URL(), env...)
 		limited := startServer(t, standby.URL(), append(env, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")...)

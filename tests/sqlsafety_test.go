@@ -77,7 +77,7 @@ var notSQL = map[string]bool{
 
 // sqlSinks are functions and methods of package db that take SQL text in
 // their string parameters and pass it on to the driver (rule 7).
-var sqlSinks = map[string]bool{"query": true, "queryPlanned": true, "run": true, "querySQL": true, "queryPgx": true, "oneMessage": true}
+var sqlSinks = map[string]bool{"query": true, "queryPlanned": true, "run": true, "queryPgx": true, "oneMessage": true, "topics": true}
 
 // sqlHelpers are query-layer functions that build SQL text in ways rule 3
 // cannot follow (byte slices, cached texts), safe when their string

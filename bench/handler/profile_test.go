@@ -47,7 +47,7 @@ func open(b *testing.B) *db.DB {
 	if url == "" {
 		b.Skip("MIRRORQL_BENCH_DATABASE_URL is not set (a database seeded by `make bench`)")
 	}
-	d, err := db.Open(db.Options{URL: url, Driver: envOr("MIRRORQL_DB_DRIVER", "pgx"), Prepare: true, PoolSize: 16,
+	d, err := db.Open(db.Options{URL: url, Prepare: true, PoolSize: 16,
 		Coalesce: config.Defaults().DBCoalesce})
 	if err != nil {
 		b.Fatal(err)

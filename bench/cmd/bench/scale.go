@@ -271,7 +271,7 @@ func loadScaleSet(ctx context.Context, admin *pgx.Conn, s *scaleSet) error {
 		log.Printf("%s: %s in %v", s.d.name, what, d.Round(time.Second))
 		t0 = time.Now()
 	}
-	qdb, err := db.Open(db.Options{URL: s.d.url, Driver: "pgx", PoolSize: 2})
+	qdb, err := db.Open(db.Options{URL: s.d.url, PoolSize: 2})
 	if err != nil {
 		return err
 	}

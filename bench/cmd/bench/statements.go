@@ -46,7 +46,7 @@ type statementFloor struct {
 // recordingDB is a one-connection query layer on d, as the service's
 // (prepared statements over pgx), that records the statements it sends.
 func recordingDB(d *dataset) (*db.DB, *db.StatementLog, error) {
-	qdb, err := db.Open(db.Options{URL: d.url, Driver: "pgx", Prepare: true, PoolSize: 1})
+	qdb, err := db.Open(db.Options{URL: d.url, Prepare: true, PoolSize: 1})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -46,7 +46,9 @@ import (
 //     with bound parameters), a
 //     string parameter of it: every call of such a function is checked
 //     like a call of bun or database/sql, so its SQL text is SQL-safe at
-//     every call site.
+//     every call site;
+//  8. the sql field of a piped statement (db's pipeline): every piped
+//     literal's sql is checked where it is written, like a call's argument.
 //
 // Values from a request travel only as the bind arguments (the ...any
 // parameters), which the drivers and bun pass or quote as values. Anything
@@ -87,7 +89,7 @@ var sqlSinks = map[string]bool{"query": true, "queryPlanned": true, "run": true,
 // pgx.Identifier when the catalog is read (TestPartitionNamesQuoted).
 var sqlHelpers = map[string]bool{"prefixed": true, "sliceSQL": true, "byTimestampV2SQL": true,
 	"activityWindowSQL": true, "probeSQL": true, "submitTopicV2SQL": true, "runSQL": true, "activityRunSQL": true,
-	"bySequenceBatchSQL": true}
+	"bySequenceBatchSQL": true, "bySequenceTopicSQL": true, "bySequenceOneSQL": true, "livePollNamedSQL": true}
 
 // TestPartitionNamesQuoted: the one place a partition's name is made is
 // the catalog reading, which quotes it as an identifier.
@@ -167,6 +169,8 @@ func sqlSafetyFixture(ctx context.Context, d *DB, name string, n int, op model.O
 	q = q.OrderExpr(col3)                                     // BAD9: tuple result that is a parameter
 	_ = d.query(ctx, nil, "SELECT 1 FROM topic_message WHERE topic_id = $1", n) // ok: a fixed statement
 	_ = d.query(ctx, nil, "SELECT "+name)                       // BAD10: a sink given built text
+	_ = d.pipeline(ctx, []piped{{sql: "SELECT 1", args: []any{n}}}) // ok: a fixed piped statement
+	_ = d.pipeline(ctx, []piped{{sql: "SELECT " + name}})         // BAD11: a piped statement of built text
 	_ = q
 }
 
@@ -274,6 +278,9 @@ func checkSQLSafety(t *testing.T, overlay map[string]string) ([]string, int) {
 				if call, ok := n.(*ast.CallExpr); ok {
 					c.checkCall(fd, call)
 				}
+				if lit, ok := n.(*ast.CompositeLit); ok {
+					c.checkPiped(fd, lit)
+				}
 				return true
 			})
 		}
@@ -324,6 +331,34 @@ func (c *sqlChecker) checkCall(fd *ast.FuncDecl, call *ast.CallExpr) {
 	}
 }
 
+// checkPiped checks the sql of a piped statement literal (rule 8).
+func (c *sqlChecker) checkPiped(fd *ast.FuncDecl, lit *ast.CompositeLit) {
+	if !c.isPiped(c.pkg.TypesInfo.TypeOf(lit)) {
+		return
+	}
+	for _, el := range lit.Elts {
+		kv, ok := el.(*ast.KeyValueExpr)
+		if key, isIdent := kv.Key.(*ast.Ident); !ok || !isIdent || key.Name != "sql" {
+			continue
+		}
+		c.checked++
+		if !c.safe(fd, kv.Value, map[types.Object]bool{}) {
+			pos := c.pkg.Fset.Position(kv.Value.Pos())
+			c.findings = append(c.findings, fmt.Sprintf("%s:%d: SQL text built from a value that is not SQL-safe in piped{sql: ...}: %s",
+				filepath.Base(pos.Filename), pos.Line, c.source(kv.Value)))
+		}
+	}
+}
+
+// isPiped: t is db's piped statement.
+func (c *sqlChecker) isPiped(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	named, _ := types.Unalias(t).(*types.Named)
+	return named != nil && named.Obj().Pkg() == c.pkg.Types && named.Obj().Name() == "piped"
+}
+
 // callee is the function or method a call calls, or nil.
 func (c *sqlChecker) callee(call *ast.CallExpr) *types.Func {
 	var id *ast.Ident
@@ -347,6 +382,8 @@ func (c *sqlChecker) safe(fd *ast.FuncDecl, e ast.Expr, seen map[types.Object]bo
 	switch x := e.(type) {
 	case *ast.ParenExpr:
 		return c.safe(fd, x.X, seen)
+	case *ast.SelectorExpr:
+		return x.Sel.Name == "sql" && c.isPiped(c.pkg.TypesInfo.TypeOf(x.X)) // rule 8
 	case *ast.BinaryExpr:
 		return x.Op == token.ADD && c.safe(fd, x.X, seen) && c.safe(fd, x.Y, seen) // rule 5
 	case *ast.CallExpr:

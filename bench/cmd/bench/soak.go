@@ -20,6 +20,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -81,23 +82,29 @@ type idleSample struct {
 }
 
 type soakReport struct {
-	machine    []string
-	loadAvg    string
-	started    time.Time
-	duration   time.Duration
-	interval   time.Duration
-	conns      int
-	pool       int
-	data       *dataset
-	startup    time.Duration
-	routes     []route
-	samples    []soakSample
-	total      loadgen.Result
-	before     idleSample
-	after      idleSample
-	errorLines int64 // service log lines at level ERROR
-	logBytes   int64
-	env        []string
+	machine  []string
+	loadAvg  string
+	started  time.Time
+	duration time.Duration
+	interval time.Duration
+	conns    int
+	pool     int
+	data     *dataset
+	startup  time.Duration
+	routes   []route
+	samples  []soakSample
+	total    loadgen.Result
+	before   idleSample
+	after    idleSample
+	// How cold the database was: the server's age when the load started,
+	// and the blocks its backends read from outside shared_buffers (the
+	// OS or the disk) and found in them, in the first interval and in all.
+	pgUptime            time.Duration
+	firstRead, firstHit int64
+	totalRead, totalHit int64
+	log                 logSummary // the service's log
+	logFile             string     // where its kept lines went ("" nowhere)
+	env                 []string
 }
 
 // parseMetrics reads the named series without labels from a Prometheus text
@@ -254,6 +261,20 @@ func runSoak(ctx context.Context, f flags) error {
 			poolOpen: get(m, "mirrorql_db_pool_open_connections"), pgBackends: backends()}
 	}
 	rep.before = idle()
+	blocks := func() (read, hit int64) {
+		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		var up float64
+		if err := admin.QueryRow(qctx, `select extract(epoch from now() - pg_postmaster_start_time())::float8, blks_read, blks_hit
+			from pg_stat_database where datname = $1`, d.name).Scan(&up, &read, &hit); err != nil {
+			return -1, -1
+		}
+		if rep.pgUptime == 0 {
+			rep.pgUptime = time.Duration(up * float64(time.Second))
+		}
+		return read, hit
+	}
+	read0, hit0 := blocks()
 
 	log.Printf("soak: %v at %d connections, %d routes mixed, sampled every %v", f.soak, rep.conns, len(rep.routes), f.soakInterval)
 	t0 := time.Now()
@@ -269,6 +290,10 @@ func runSoak(ctx context.Context, f flags) error {
 				poolOpen: get(m, "mirrorql_db_pool_open_connections"), poolInUse: get(m, "mirrorql_db_pool_in_use_connections"),
 				pgBackends: backends()}
 			rep.samples = append(rep.samples, s)
+			if len(rep.samples) == 1 {
+				read, hit := blocks()
+				rep.firstRead, rep.firstHit = read-read0, hit-hit0
+			}
 			log.Printf("%5v %7.0f req/s  p50 %-9v p99 %-9v errors %d  rss %s MiB  heap %s goal %s MiB  goroutines %.0f  pool open %.0f  pg backends %d",
 				s.at, s.rps(), s.p50.Round(10*time.Microsecond), s.p99.Round(10*time.Microsecond), s.errors, mib(s.rss),
 				mib(int64(s.heap)), mib(int64(s.heapGoal)), s.goroutines, s.poolOpen, s.pgBackends)
@@ -281,10 +306,23 @@ func runSoak(ctx context.Context, f flags) error {
 		return err
 	}
 	rep.total = res
+	if read, hit := blocks(); read >= 0 {
+		rep.totalRead, rep.totalHit = read-read0, hit-hit0
+	}
 	// At rest again: the connections of the load generator are closed.
 	time.Sleep(3 * time.Second)
 	rep.after = idle()
-	rep.errorLines, rep.logBytes = countErrorLines(svc.log.Name())
+	// What explains an error is in the service's log, which stop removes:
+	// keep its lines other than the 200s' (servicelog.go).
+	if rep.log, err = summarizeLog(svc.log.Name()); err != nil {
+		log.Printf("service log: %v", err)
+	}
+	if f.out != "" && f.results != "" {
+		rep.logFile = filepath.Join(f.results, "soak-service.log")
+		if err := rep.log.write(rep.logFile, "the last `make soak`"); err != nil {
+			return err
+		}
+	}
 	if err := svc.stop(); err != nil {
 		log.Printf("service exit: %v", err)
 	}
@@ -462,9 +500,19 @@ func (r *soakReport) markdown() (string, bool) {
 		ms(first.p99), ms(last.p99), ms(maxP99), mib(minRSS), mib(maxRSS), minG, maxG)
 	p("under load. At rest before the load: RSS %s MiB, %.0f goroutines, %.0f pool connections, %d backends; 3 s after",
 		mib(r.before.rss), r.before.goroutines, r.before.poolOpen, r.before.pgBackends)
-	p("it: RSS %s MiB, %.0f goroutines, %.0f pool connections, %d backends. Service log: %d lines at level ERROR (%s MiB",
-		mib(r.after.rss), r.after.goroutines, r.after.poolOpen, r.after.pgBackends, r.errorLines, mib(r.logBytes))
-	p("of request log written to a file in all). Start-up to ready %s ms.", ms(r.startup))
+	p("it: RSS %s MiB, %.0f goroutines, %.0f pool connections, %d backends. Start-up to ready %s ms.",
+		mib(r.after.rss), r.after.goroutines, r.after.poolOpen, r.after.pgBackends, ms(r.startup))
+	p("")
+	p("The database: PostgreSQL up for %s when the load started; its backends read %d blocks from outside shared_buffers",
+		shortDur(r.pgUptime), r.firstRead)
+	p("(%d found in them) in the first interval, %d (%d) over the whole run (`pg_stat_database`).",
+		r.firstHit, r.totalRead, r.totalHit)
+	p("")
+	p("Service log: %d lines (%s MiB), %d at level ERROR; request lines by status: %s.",
+		r.log.lines, mib(r.log.bytes), r.log.errorLines, r.log.statuses())
+	if r.logFile != "" {
+		p("Every line but the 200s' request lines is kept in `%s`.", filepath.ToSlash(r.logFile))
+	}
 	p("")
 	var goal, inuse []float64
 	for _, s := range r.samples {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"mirrorql/db/pgcluster"
 )
 
@@ -92,7 +94,7 @@ func findServer(ctx context.Context, f flags) (adminURL, desc string, stop func(
 		err = ping(ctx, f.adminURL)
 	}
 	if err == nil {
-		return f.adminURL, "the machine's PostgreSQL server on 127.0.0.1:5432 (shared with the colleagues' tests)", func() {}, nil
+		return f.adminURL, serverDesc(f.adminURL), func() {}, nil
 	}
 	log.Printf("no server at %s (%v): starting a throwaway cluster", f.adminURL, err)
 	c, err := pgcluster.Start(ctx, pgcluster.Options{Database: "postgres",
@@ -101,6 +103,16 @@ func findServer(ctx context.Context, f flags) (adminURL, desc string, stop func(
 		return "", "", nil, err
 	}
 	return c.AdminURL(), "a throwaway cluster (mirrorql/db/pgcluster) started by the run", func() { c.Stop() }, nil
+}
+
+// serverDesc says which server -admin-url names: the machine's shared one
+// by default, else the address given.
+func serverDesc(adminURL string) string {
+	cfg, err := pgx.ParseConfig(adminURL)
+	if err != nil || (cfg.Host == "127.0.0.1" && cfg.Port == 5432) {
+		return "the machine's PostgreSQL server on 127.0.0.1:5432 (shared with the colleagues' tests)"
+	}
+	return fmt.Sprintf("the PostgreSQL server on %s:%d (`-admin-url`)", cfg.Host, cfg.Port)
 }
 
 // datasets creates and seeds the databases (or keeps them, -reuse) and

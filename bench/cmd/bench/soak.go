@@ -102,6 +102,8 @@ type soakReport struct {
 	pgUptime            time.Duration
 	firstRead, firstHit int64
 	totalRead, totalHit int64
+	run                 int        // 1, 2, … of -soak-runs
+	cold                bool       // the database restarted cold before it (-soak-cold)
 	log                 logSummary // the service's log
 	logFile             string     // where its kept lines went ("" nowhere)
 	env                 []string
@@ -162,24 +164,26 @@ func flat(values []float64, rel, abs float64) flatness {
 	return flatness{middle: m, last: l, limit: limit, ok: l <= limit, judged: true}
 }
 
-// runSoak is `bench -soak <duration>`.
+// runSoak is `bench -soak <duration>`: -soak-runs runs, each on a fresh
+// service; with -soak-cold each also on a database just restarted with
+// nothing of it cached (coldRestart).
 func runSoak(ctx context.Context, f flags) error {
 	if _, err := os.Stat(f.bin); err != nil {
 		return fmt.Errorf("%s: %w (run `make build` first)", f.bin, err)
 	}
-	rep := &soakReport{started: time.Now().UTC(), duration: f.soak, interval: f.soakInterval, conns: f.conns[0],
-		pool: f.pool, env: f.serviceEnv}
-
-	adminURL, cluster, stopServer, err := findServer(ctx, f)
+	if f.soakCold && !f.cluster {
+		return errors.New("-soak-cold needs -cluster: only a throwaway cluster of its own is restarted")
+	}
+	started := time.Now().UTC()
+	adminURL, desc, cl, stopServer, err := findServer(ctx, f)
 	if err != nil {
 		return err
 	}
 	defer stopServer()
-	mr := &report{cluster: cluster}
+	mr := &report{cluster: desc}
 	if err := mr.describeMachine(ctx, adminURL); err != nil {
 		return err
 	}
-	rep.machine, rep.loadAvg = mr.machine, mr.loadAvg
 
 	// One database, kept when an earlier run (bench or soak) seeded it with
 	// the same options: a soak measures the service, not the seeding.
@@ -191,8 +195,36 @@ func runSoak(ctx context.Context, f flags) error {
 	if err := prepare(ctx, f, adminURL, d); err != nil {
 		return err
 	}
-	rep.data = d
 
+	var runs []*soakReport
+	for i := range max(f.soakRuns, 1) {
+		if f.soakCold {
+			if err := coldRestart(ctx, cl); err != nil {
+				return err
+			}
+		}
+		rep := &soakReport{started: started, duration: f.soak, interval: f.soakInterval, conns: f.conns[0],
+			pool: f.pool, env: f.serviceEnv, machine: mr.machine, loadAvg: mr.loadAvg, data: d, run: i + 1, cold: f.soakCold}
+		log.Printf("soak: run %d of %d", rep.run, max(f.soakRuns, 1))
+		if err := soakOnce(ctx, f, adminURL, d, rep); err != nil {
+			return err
+		}
+		runs = append(runs, rep)
+	}
+
+	text, pass := soakMarkdown(runs)
+	fmt.Println(text)
+	if err := publish(f, soakBegin, soakEnd, head(text, soakDetails, soakEnd), "soak.md", text); err != nil {
+		return err
+	}
+	if !pass {
+		return errors.New("soak: verdict not met (see the report)")
+	}
+	return nil
+}
+
+// soakOnce is one run: a fresh service on d, the load, the samples into rep.
+func soakOnce(ctx context.Context, f flags, adminURL string, d *dataset, rep *soakReport) error {
 	admin, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
 		return err
@@ -318,7 +350,7 @@ func runSoak(ctx context.Context, f flags) error {
 		log.Printf("service log: %v", err)
 	}
 	if f.out != "" && f.results != "" {
-		rep.logFile = filepath.Join(f.results, "soak-service.log")
+		rep.logFile = filepath.Join(f.results, fmt.Sprintf("soak-service-%d.log", rep.run))
 		if err := rep.log.write(rep.logFile, "the last `make soak`"); err != nil {
 			return err
 		}
@@ -327,14 +359,6 @@ func runSoak(ctx context.Context, f flags) error {
 		log.Printf("service exit: %v", err)
 	}
 
-	text, pass := rep.markdown()
-	fmt.Println(text)
-	if err := publish(f, soakBegin, soakEnd, head(text, soakDetails, soakEnd), "soak.md", text); err != nil {
-		return err
-	}
-	if !pass {
-		return errors.New("soak: verdict not met (see the report)")
-	}
 	return nil
 }
 
@@ -441,20 +465,44 @@ func (r *soakReport) checks() []soakCheck {
 	return cs
 }
 
-func (r *soakReport) markdown() (string, bool) {
+// passed reports whether every check of a run was judged and met.
+func (r *soakReport) passed() bool {
+	for _, c := range r.checks() {
+		if !c.ok || !c.judged {
+			return false
+		}
+	}
+	return true
+}
+
+// soakMarkdown is the report of the runs: a line per run, then the last run
+// in full. It passes when every run does.
+func soakMarkdown(runs []*soakReport) (string, bool) {
+	r := runs[len(runs)-1]
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	pass := true
+	for _, run := range runs {
+		pass = pass && run.passed()
+	}
 	checks := r.checks()
-	for _, c := range checks {
-		pass = pass && c.ok && c.judged
+	var given []string
+	if r.cold {
+		given = append(given, "-cluster -soak-cold")
+	}
+	if len(runs) > 1 {
+		given = append(given, fmt.Sprintf("-soak-runs %d", len(runs)))
+	}
+	soakFlags := ""
+	if len(given) > 0 {
+		soakFlags = fmt.Sprintf(" SOAKFLAGS='%s'", strings.Join(given, " "))
 	}
 	p(soakBegin)
 	p("")
 	p("## Soak")
 	p("")
-	p("Taken %s UTC: `make soak SOAK_DURATION=%s` — one `mirrorql serve` (`MIRRORQL_DB_POOL_SIZE=%d`%s) on `%s`",
-		r.started.Format("2006-01-02 15:04"), shortDur(r.duration), r.pool, extraEnv(flags{serviceEnv: r.env}), r.data.name)
+	p("Taken %s UTC: `make soak SOAK_DURATION=%s%s` — one `mirrorql serve` (`MIRRORQL_DB_POOL_SIZE=%d`%s) on `%s`",
+		r.started.Format("2006-01-02 15:04"), shortDur(r.duration), soakFlags, r.pool, extraEnv(flags{serviceEnv: r.env}), r.data.name)
 	p("(%d messages, %d schedules, %s), driven by `bench/loadgen` over loopback with %d keep-alive connections in a",
 		r.data.stats.TopicMessages, r.data.stats.Schedules, r.data.size, r.conns)
 	p("closed loop (each sends its next request as soon as the last answer is read: saturation), every request")
@@ -471,6 +519,29 @@ func (r *soakReport) markdown() (string, bool) {
 	}
 	p("### Verdict: %s", verdict)
 	p("")
+	if len(runs) > 1 || r.cold {
+		p("%d runs, each on a fresh `mirrorql serve` (its pool filled before it serves) that gets the whole load from its first", len(runs))
+		if r.cold {
+			p("request, on a database restarted cold before it: the throwaway cluster stopped, its files dropped from the OS")
+			p("page cache, started again (`-soak-cold`).")
+		} else {
+			p("request.")
+		}
+		p("")
+		p("| run | errors | requests | req/s | first interval: p99 / max ms | PostgreSQL up at the load's start | blocks read outside shared_buffers, first interval | verdict |")
+		p("|---:|---:|---:|---:|---:|---:|---:|---|")
+		for _, run := range runs {
+			first := soakSample{}
+			if len(run.samples) > 0 {
+				first = run.samples[0]
+			}
+			p("| %d | %d | %d | %.0f | %s / %s | %s | %d | %s |", run.run, run.total.Errors, run.total.Requests, run.total.RPS(),
+				ms(first.p99), ms(first.max), shortDur(run.pgUptime), run.firstRead, yes(run.passed()))
+		}
+		p("")
+		p("The checks of the last run:")
+		p("")
+	}
 	p("| check | rule | measured | |")
 	p("|---|---|---|---|")
 	for _, c := range checks {

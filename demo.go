@@ -134,7 +134,7 @@ func demo(ctx context.Context, cfg config.Config, args []string, log *slog.Logge
 }
 
 // The demo's layouts (-layout): the mirror node's two database layouts
-// (docs and shared/reference/v2-layout.md).
+// (docs/layouts.md, docs/reference/v2-layout.md).
 const (
 	demoLayoutV1 = "v1" // plain tables: db.Migrate, as `mirrorql migrate` creates them
 	demoLayoutV2 = "v2" // topic_message and transaction partitioned by month: db.CreateV2

@@ -75,7 +75,7 @@ type MessageQuery struct {
 	// exists (GraphQL's hasNextPage).
 	Lookahead bool
 	// NoSuchTopic, when set, is the message of the NotFound that answers an
-	// empty page of a topic that does not exist (REST, DECISIONS #2, names
+	// empty page of a topic that does not exist (REST, docs/reference/DECISIONS.md #2, names
 	// the topic as the client wrote it); unset, such a page is just empty.
 	NoSuchTopic string
 }

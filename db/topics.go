@@ -79,7 +79,7 @@ func scanTopicRows(rows rowSource, out []model.Topic) ([]model.Topic, error) {
 }
 
 // TopicExists reports whether the topic has an entity row or any message; the
-// list route asks only after an empty page (DECISIONS #2).
+// list route asks only after an empty page (docs/reference/DECISIONS.md #2).
 func (d *DB) TopicExists(ctx context.Context, topic model.EntityID) (bool, error) {
 	var exists bool
 	err := d.bun.NewRaw(`SELECT EXISTS (SELECT 1 FROM entity WHERE id = ?) OR

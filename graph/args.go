@@ -13,7 +13,7 @@ import (
 )
 
 // Argument validation: the REST rule for the same value, reporting REST's
-// message for the same mistake (behavior.md §1.4–1.7, §8), in app's
+// message for the same mistake (docs/reference/behavior.md §1.4–1.7, §8), in app's
 // vocabulary.
 
 func invalidParameter(name string) string { return app.InvalidParameter(name) }
@@ -31,7 +31,7 @@ func (e argErrors) err(ctx context.Context) error {
 	return fieldError(ctx, app.Invalid(e...))
 }
 
-// topicIDSyntax is the topic path pre-check (behavior.md §2.1 step 1).
+// topicIDSyntax is the topic path pre-check (docs/reference/behavior.md §2.1 step 1).
 func topicIDSyntax(a view.EntityIDArg) bool { return model.ValidEntityIDSyntax(string(a), false) }
 
 // parseTopicID is step 2, after topicIDSyntax passed.
@@ -81,7 +81,7 @@ func operands[T any](eq, ne, gt, gte, lt, lte *T) []operand[T] {
 	return out
 }
 
-// sequenceConditions: each value must be a sequence number (DECISIONS #1).
+// sequenceConditions: each value must be a sequence number (docs/reference/DECISIONS.md #1).
 func sequenceConditions(f *LongFilter, errs *argErrors) []model.Condition[int64] {
 	if f == nil {
 		return nil

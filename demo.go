@@ -209,7 +209,7 @@ func demoListen(listen string, set bool) string {
 }
 
 // demoLiveTopic is the seeded topic the demo keeps growing on its own
-// cluster: 0.0.2001, the topic of the README's examples.
+// cluster: 0.0.2001, the topic of the docs' examples.
 const demoLiveTopic = 0
 
 // keepTopicAlive appends a message to live every second until ctx ends or

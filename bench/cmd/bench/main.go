@@ -428,10 +428,10 @@ func startService(ctx context.Context, f flags, url string) (*service, error) {
 	client := &http.Client{Timeout: time.Second}
 	t := time.Now()
 	// The parent-death signal comes when the thread that started the
-	// service ends, not this process, and threads do end: one locked by
-	// pgcluster for a server that -soak-cold stopped had a service started
-	// after it killed seconds into its run. So the service is started from
-	// a thread of its own, kept until it exits.
+	// service ends, not this process, and threads do end here: the one
+	// pgcluster locks for a server is retired when -soak-cold stops that
+	// server. So the service is started from a thread of its own, kept
+	// until it exits.
 	startErr := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()

@@ -421,6 +421,16 @@ func countErrorLines(path string) (lines, size int64) {
 	return lines, size
 }
 
+func countIf[T any](xs []T, f func(T) bool) int {
+	n := 0
+	for _, x := range xs {
+		if f(x) {
+			n++
+		}
+	}
+	return n
+}
+
 // soakVerdict is the list of checks of a soak.
 type soakCheck struct {
 	name, rule, measured string
@@ -439,6 +449,15 @@ func (r *soakReport) checks() []soakCheck {
 		}
 	}
 	var cs []soakCheck
+	// A service that stopped during the run (its log says why: a signal it
+	// was sent shows as "shutting down") fails every request after.
+	alive := len(r.samples) > 0
+	for _, s := range r.samples {
+		alive = alive && s.rss >= 0
+	}
+	cs = append(cs, soakCheck{name: "service ran to the end", rule: "its process present at every sample (`/proc/<pid>/status`)",
+		measured: fmt.Sprintf("%d of %d samples", countIf(r.samples, func(s soakSample) bool { return s.rss >= 0 }), len(r.samples)),
+		ok:       alive, judged: true})
 	cs = append(cs, soakCheck{name: "errors", rule: "0 (non-200, GraphQL `errors`, I/O errors)",
 		measured: fmt.Sprintf("%d of %d requests", r.total.Errors, r.total.Requests), ok: r.total.Errors == 0, judged: true})
 	fr := flat(rss, flatRel, flatRSSMargin)

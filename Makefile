@@ -28,7 +28,7 @@ test: ## vet, then every test (integration tests need PostgreSQL: see tests/test
 
 # The public mainnet and testnet mirror nodes run the v2 layout
 # (topic_message and transaction partitioned by month; tests/testdb,
-# shared/reference/v2-layout.md): the database-backed tests once more on it.
+# docs/reference/v2-layout.md): the database-backed tests once more on it.
 test-v2: ## the database-backed tests again on the v2 layout (MIRRORQL_TEST_LAYOUT=v2)
 	MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(TESTDB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT)
 

@@ -145,7 +145,7 @@ func demo(ctx context.Context, cfg config.Config, args []string, log *slog.Logge
 }
 
 // The demo's layouts (-layout): the mirror node's two database layouts
-// (docs and shared/reference/v2-layout.md).
+// (docs/layouts.md, docs/reference/v2-layout.md).
 const (
 	demoLayoutV1 = "v1" // plain tables: db.Migrate, as `mirrorql migrate` creates them
 	demoLayoutV2 = "v2" // topic_message and transaction partitioned by month: db.CreateV2
@@ -233,7 +233,7 @@ func demoGRPCListen(grpcListen string, set bool) string {
 }
 
 // demoLiveTopic is the seeded topic the demo keeps growing on its own
-// cluster: 0.0.2001, the topic of the README's examples.
+// cluster: 0.0.2001, the topic of the docs' examples.
 const demoLiveTopic = 0
 
 // keepTopicAlive appends a message to live every second until ctx ends or

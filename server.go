@@ -40,7 +40,7 @@ commands:
   healthcheck  exit 0 if the service at MIRRORQL_LISTEN is ready, 1 if not
   help         this text
 
-Configuration comes from MIRRORQL_* environment variables; see README.md.
+Configuration comes from MIRRORQL_* environment variables; see docs/configuration.md.
 `
 
 func main() {

@@ -8,7 +8,7 @@ import (
 )
 
 // BadRequest is input the client must change. Messages are the mirror node's
-// (behavior.md §1.4), in its order: a face reports all of them.
+// (docs/reference/behavior.md §1.4), in its order: a face reports all of them.
 type BadRequest struct{ Messages []string }
 
 func (e *BadRequest) Error() string { return strings.Join(e.Messages, "; ") }
@@ -72,7 +72,7 @@ func (e *NotFound) Error() string { return e.Message }
 var ErrNotFound = &NotFound{Message: "Not found"}
 
 // Unavailable is a query-layer failure. The client sees only
-// UnavailableMessage (DECISIONS #9); Cause is for the log. Down: the
+// UnavailableMessage (docs/reference/DECISIONS.md #9); Cause is for the log. Down: the
 // database could not be reached at all (the store says so, db.AppError).
 type Unavailable struct {
 	Cause error

@@ -40,8 +40,8 @@ type idValue struct {
 }
 
 // Add checks value raw of filter name with operator op, and reports
-// `Invalid parameter: <name>` when the rules refuse it (behavior.md §1.5):
-// a sequence number (0 included, DECISIONS #1), a query timestamp, an entity
+// `Invalid parameter: <name>` when the rules refuse it (docs/reference/behavior.md §1.5):
+// a sequence number (0 included, docs/reference/DECISIONS.md #1), a query timestamp, an entity
 // id (an EVM address too for schedule.id and account.id).
 func (f *Filters) Add(r Reporter, name string, op model.Operator, raw string) {
 	ok := false
@@ -66,7 +66,7 @@ func (f *Filters) Add(r Reporter, name string, op model.Operator, raw string) {
 	}
 }
 
-// allowsEVM: the schedules' filters take an EVM address (behavior.md §6.2),
+// allowsEVM: the schedules' filters take an EVM address (docs/reference/behavior.md §6.2),
 // the topics' does not.
 func allowsEVM(name string) bool { return name != ParamTopicID }
 

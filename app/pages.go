@@ -9,7 +9,7 @@ const (
 )
 
 // PageSizes is the page-size rule of every list: REST's `limit` and
-// GraphQL's `first` (behavior.md §1.5).
+// GraphQL's `first` (docs/reference/behavior.md §1.5).
 type PageSizes struct{ Default, Max int }
 
 // WithDefaults fills in the sizes left at zero.
@@ -55,7 +55,7 @@ const LimitParameter = "limit"
 
 // After is the condition that selects what follows key in order: the next
 // page of a list starts after its last row's paging key (REST's links.next
-// and GraphQL's cursors, DECISIONS #7). A list pages on the key it is
+// and GraphQL's cursors, docs/reference/DECISIONS.md #7). A list pages on the key it is
 // ordered by: a message's consensus timestamp, a topic's or a schedule's id.
 func After[T any](order model.Order, key T) model.Condition[T] {
 	if order == model.Desc {

@@ -30,7 +30,7 @@ type Reader interface {
 type RESTReader interface {
 	Reader
 	// MessageOfTopicAt is MessageByTimestamp when that message is the
-	// topic's (the by-sequence route given a timestamp, DECISIONS #8).
+	// topic's (the by-sequence route given a timestamp, docs/reference/DECISIONS.md #8).
 	MessageOfTopicAt(ctx context.Context, topic model.EntityID, ts model.Timestamp) (*model.TopicMessage, error)
 	// Topic is the topic, entity and custom fee rows of one topic: NotFound
 	// only when none exists (rest-java's topic details tell the rows apart).
@@ -101,7 +101,7 @@ type MessageQuery struct {
 	// exists (GraphQL's hasNextPage).
 	Lookahead bool
 	// NoSuchTopic, when set, is the message of the NotFound that answers an
-	// empty page of a topic that does not exist (REST, DECISIONS #2, names
+	// empty page of a topic that does not exist (REST, docs/reference/DECISIONS.md #2, names
 	// the topic as the client wrote it); unset, such a page is just empty.
 	NoSuchTopic string
 }

@@ -21,7 +21,7 @@ type Subscription struct {
 	Limit      int64
 }
 
-// Check applies the mirror node's TopicMessageFilter rules (live.md), with
+// Check applies the mirror node's TopicMessageFilter rules (docs/reference/live.md), with
 // the query fields' messages for malformed values; now is the default start.
 func (a SubscriptionArgs) Check(d model.EntityDefaults, now model.Timestamp) (Subscription, error) {
 	var p Problems

@@ -12,7 +12,7 @@ import (
 )
 
 // migrationFiles holds the schema: the subset of the mirror node v1 tables the
-// API reads (shared/reference/schema.md), created only where absent.
+// API reads (docs/reference/schema.md), created only where absent.
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS

@@ -18,7 +18,7 @@ import (
 
 func TestMain(m *testing.M) { testdb.Main(m) }
 
-// wantColumns is schema.md §2: table | column | type | null | default, in
+// wantColumns is docs/reference/schema.md §2: table | column | type | null | default, in
 // physical column order.
 const wantColumns = `
 custom_fee | fixed_fees | jsonb |  |
@@ -153,7 +153,7 @@ topic_message_lookup | topic_message_lookup_pkey | p
 transaction | transaction_pkey | p
 `
 
-// wantTypes is schema.md §1.1 (the enums we use, labels in order) and §1.2.
+// wantTypes is docs/reference/schema.md §1.1 (the enums we use, labels in order) and §1.2.
 const wantTypes = `
 entity_id | domain | bigint
 entity_num | domain | integer
@@ -193,7 +193,7 @@ func rows(t *testing.T, b *bun.DB, query string, args ...any) string {
 	return sb.String()
 }
 
-// checkSchema compares the schema of b with schema.md.
+// checkSchema compares the schema of b with docs/reference/schema.md.
 func checkSchema(t *testing.T, b *bun.DB) {
 	t.Helper()
 	tables := bun.In(db.Tables)
@@ -223,7 +223,7 @@ func checkSchema(t *testing.T, b *bun.DB) {
 			order by relname`},
 	} {
 		if diff := cmp.Diff(c.want, rows(t, b, c.query, tables)); diff != "" {
-			t.Errorf("%s differ from schema.md (-want +got):\n%s", c.name, diff)
+			t.Errorf("%s differ from docs/reference/schema.md (-want +got):\n%s", c.name, diff)
 		}
 	}
 	typeNames := bun.In([]string{"entity_type", "errata_type", "nanos_timestamp", "entity_id", "hbar_tinybars",
@@ -237,7 +237,7 @@ func checkSchema(t *testing.T, b *bun.DB) {
 		where t.typnamespace = current_schema()::regnamespace and t.typname in (?)
 		order by t.typname`, typeNames)
 	if diff := cmp.Diff(wantTypes, got); diff != "" {
-		t.Errorf("types differ from schema.md (-want +got):\n%s", diff)
+		t.Errorf("types differ from docs/reference/schema.md (-want +got):\n%s", diff)
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 // On the v2 layout a statement on topic_message or transaction that does not
 // name its partitions pays for every partition at each execution: a generic
 // plan locks and opens all of them before run-time pruning, and a custom plan
-// is planned over all those it cannot prune (v2-layout.md). So the query
+// is planned over all those it cannot prune (docs/reference/v2-layout.md). So the query
 // layer keeps a catalog of the partitions with their consensus_timestamp
 // bounds, reads a partition by its own name where it knows which one holds
 // the rows (a prepared statement per partition, as cheap as the flat

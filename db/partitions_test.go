@@ -126,7 +126,7 @@ func TestV2PartitionsScanned(t *testing.T) {
 }
 
 // citusRules are what a statement must be for Citus to run it on the v2
-// distribution (v2-layout.md): topic_message is read for one topic (its
+// distribution (docs/reference/v2-layout.md): topic_message is read for one topic (its
 // distribution column equal to a parameter, or to a column of a CTE read
 // first), transaction is never joined to topic_message but read in a CTE of
 // its own first, and no statement spreads topic ids over unnest.

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -45,6 +46,7 @@ type Options struct {
 type DB struct {
 	bun     *bun.DB
 	health  *Health
+	size    int           // the pool's most open connections
 	prepare bool          // over pgx: prepare the fixed statements (pgx.QueryExecModeCacheStatement)
 	log     *StatementLog // nil but in tests and the benchmark's EXPLAIN
 
@@ -110,12 +112,15 @@ func Open(o Options) (*DB, error) {
 		size = 10
 	}
 	sqldb.SetMaxOpenConns(size)
+	// Idle connections are kept, not closed after a while: a pool that
+	// shrank in a quiet hour would open its connections again when load
+	// returns, each one a connect a request waits on while the server is
+	// busiest (Warm). A connection that broke meanwhile is replaced on use.
 	sqldb.SetMaxIdleConns(size)
-	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	b := bun.NewDB(sqldb, pgdialect.New())
 	h := &Health{}
 	b.AddQueryHook(h)
-	d := &DB{bun: b, health: h, prepare: o.Prepare, lookupMode: o.LookupMode}
+	d := &DB{bun: b, health: h, prepare: o.Prepare, lookupMode: o.LookupMode, size: size}
 	d.pointLookups(o.Coalesce)
 	return d, nil
 }
@@ -181,6 +186,46 @@ func (d *DB) Ping(ctx context.Context) error {
 	err := d.bun.PingContext(ctx)
 	d.health.observeIn(ctx, err)
 	return err
+}
+
+// Warm opens the pool's connections, all of them, and leaves them idle in
+// it. The service calls it before it serves: then no request of the first
+// burst of load connects on its own (a connect that fails, or outlasts the
+// connect timeout on a server made slow by that very load, is a 503), but
+// each waits within its deadline for one of the pool's connections, as it
+// would on a busy warm service. It returns how many connections the pool
+// has open, and the first error when it could not open them all (the
+// service then starts anyway, filling the pool on demand).
+func (d *DB) Warm(ctx context.Context) (int, error) {
+	conns := make([]*sql.Conn, d.size)
+	errs := make([]error, d.size)
+	var wg sync.WaitGroup
+	for i := range conns {
+		wg.Go(func() {
+			// Holding every connection until all are open is what makes
+			// database/sql open new ones rather than hand back an idle one.
+			c, err := d.bun.DB.Conn(ctx)
+			if err == nil {
+				err = c.PingContext(ctx)
+			}
+			conns[i], errs[i] = c, err
+		})
+	}
+	wg.Wait()
+	for _, c := range conns {
+		if c != nil {
+			_ = c.Close()
+		}
+	}
+	var err error
+	for _, e := range errs {
+		if e != nil {
+			err = e
+			break
+		}
+	}
+	d.health.observeIn(ctx, err)
+	return d.bun.DB.Stats().OpenConnections, err
 }
 
 // Close closes the pool.

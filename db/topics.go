@@ -97,7 +97,7 @@ const (
 )
 
 // TopicExists reports whether the topic has an entity row or any message; the
-// list route asks only after an empty page (DECISIONS #2).
+// list route asks only after an empty page (docs/reference/DECISIONS.md #2).
 func (d *DB) TopicExists(ctx context.Context, topic model.EntityID) (bool, error) {
 	var exists bool
 	read := func(rows rowSource) error { return scanOne(rows, &exists) }

@@ -37,7 +37,7 @@ func DefaultV2Options() V2Options {
 	}
 }
 
-// CreateV2 builds the mirror node's v2 layout (shared/reference/v2-layout.md,
+// CreateV2 builds the mirror node's v2 layout (docs/reference/v2-layout.md,
 // from its importer migrations V2.0.x) in an empty database, without Citus:
 // topic_message and transaction partitioned by month on consensus_timestamp
 // (plain bigint, as v2 has it), v2's indexes on every partition (a

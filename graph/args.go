@@ -12,7 +12,7 @@ import (
 )
 
 // Argument validation: the REST rule for the same value, reporting REST's
-// message for the same mistake (behavior.md §1.4–1.7, §8), in app's
+// message for the same mistake (docs/reference/behavior.md §1.4–1.7, §8), in app's
 // vocabulary.
 
 func invalidParameter(name string) string { return app.InvalidParameter(name) }
@@ -33,7 +33,7 @@ func (e argErrors) err(ctx context.Context) error {
 	return fieldError(ctx, app.Invalid(e...))
 }
 
-// topicIDSyntax is the topic path pre-check (behavior.md §2.1 step 1).
+// topicIDSyntax is the topic path pre-check (docs/reference/behavior.md §2.1 step 1).
 func topicIDSyntax(a view.EntityIDArg) bool { return model.ValidEntityIDSyntax(string(a), false) }
 
 // parseTopicID is step 2, after topicIDSyntax passed.

@@ -73,7 +73,7 @@ func (r *queryResolver) TopicMessageByTimestamp(ctx context.Context, consensusTi
 // without messages gives an empty connection.
 func (r *queryResolver) TopicMessages(ctx context.Context, topicID view.EntityIDArg, sequenceNumber *LongFilter, consensusTimestamp *TimestampFilter, order *Order, first *int, after *string) (*TopicMessageConnection, error) {
 	if !topicIDSyntax(topicID) {
-		// reported alone, before the other arguments (behavior.md §2.1)
+		// reported alone, before the other arguments (docs/reference/behavior.md §2.1)
 		return nil, badInput(invalidParameter("topic.id"))
 	}
 	var errs argErrors

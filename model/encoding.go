@@ -10,7 +10,7 @@ func Base64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 // PostgresBase64 reproduces PostgreSQL's encode(x, 'base64'), which ends every
 // full 76-character line with a line feed; the mirror node returns signatures
-// in that form (behavior.md §6.2). PostgreSQL writes the line feed as soon as a
+// in that form (docs/reference/behavior.md §6.2). PostgreSQL writes the line feed as soon as a
 // line is full, so an input whose length is a multiple of 57 bytes ends with one.
 func PostgresBase64(b []byte) string {
 	const lineBytes = 57 // 76 characters

@@ -42,7 +42,7 @@ func (e EntityID) Append(b []byte) []byte {
 }
 
 // IsNull reports whether the id renders as JSON null: the mirror node treats
-// any id whose num is 0 as absent (behavior.md §1.7).
+// any id whose num is 0 as absent (docs/reference/behavior.md §1.7).
 func (e EntityID) IsNull() bool { return e.Num() == 0 }
 
 // StringPtr is the nullable string form used by both faces: nil for an id
@@ -76,7 +76,7 @@ func (e *InvalidEntityIDError) Error() string {
 var ErrOpaqueEVMAddress = errors.New("evm address without entity num")
 
 // ValidEntityIDSyntax is the mirror node's isValidEntityId pre-check: the
-// shapes an id may have before it is parsed (behavior.md §1.7, §2.1, §6.1).
+// shapes an id may have before it is parsed (docs/reference/behavior.md §1.7, §2.1, §6.1).
 // With allowEVM an EVM address may be bare, 0x-prefixed or carry a
 // `shard.realm.` / `realm.` prefix.
 func ValidEntityIDSyntax(s string, allowEVM bool) bool {
@@ -153,7 +153,7 @@ func isHex40(s string) bool {
 	return true
 }
 
-// ParseEntityID is EntityId.parseString (behavior.md §1.7): a bare number is a
+// ParseEntityID is EntityId.parseString (docs/reference/behavior.md §1.7): a bare number is a
 // num, never an encoded id; missing shard and realm come from the defaults.
 // Failures are *InvalidEntityIDError; an EVM address without a num (only when
 // allowEVM) is ErrOpaqueEVMAddress.
@@ -227,7 +227,7 @@ func isLongZero(hexAddr string) bool {
 
 var javaEntityIDPattern = regexp.MustCompile(`^(?:(\d{1,4})\.)?(?:(\d{1,5})\.)?(\d{1,12})$`)
 
-// ParseEntityIDNum is rest-java's EntityIdNumParameter (behavior.md §5.1),
+// ParseEntityIDNum is rest-java's EntityIdNumParameter (docs/reference/behavior.md §5.1),
 // used by the topic details route: `a.b.c`, `realm.num` or `num`.
 func (d EntityDefaults) ParseEntityIDNum(s string) (EntityID, bool) {
 	m := javaEntityIDPattern.FindStringSubmatch(s)

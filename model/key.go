@@ -29,7 +29,7 @@ var (
 	ecdsaPrefixes   = []string{"3a21", "32250a233a21", "2a29080112250a233a21"}
 )
 
-// EncodeKey is mapKey / encodeKey (behavior.md §5.3): a primitive key, a
+// EncodeKey is mapKey / encodeKey (docs/reference/behavior.md §5.3): a primitive key, a
 // one-element KeyList or a 1-of-1 ThresholdKey unwraps to its raw key; any other
 // shape stays protobuf-encoded hex. nil bytes give nil.
 func EncodeKey(b []byte) *Key {

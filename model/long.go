@@ -3,7 +3,7 @@ package model
 import "strconv"
 
 // ParseLong is the mirror node's long rule for query and path values
-// (behavior.md §1.5): `^\d{1,19}$`, within int64 and at least min.
+// (docs/reference/behavior.md §1.5): `^\d{1,19}$`, within int64 and at least min.
 func ParseLong(s string, min int64) (int64, bool) {
 	if !isDigits(s, 19) { // `^\d{1,19}$`, without a regexp: this runs on every request
 		return 0, false
@@ -15,6 +15,6 @@ func ParseLong(s string, min int64) (int64, bool) {
 	return v, true
 }
 
-// ParseSequenceNumber is ParseLong with minimum 0: DECISIONS #1 makes 0 valid
+// ParseSequenceNumber is ParseLong with minimum 0: docs/reference/DECISIONS.md #1 makes 0 valid
 // (the contract's minimum), unlike the mirror node's 1.
 func ParseSequenceNumber(s string) (int64, bool) { return ParseLong(s, 0) }

@@ -55,7 +55,7 @@ func TestParseSequenceNumber(t *testing.T) {
 		want int64
 		ok   bool
 	}{
-		{"zero is valid (DECISIONS #1)", "0", 0, true},
+		{"zero is valid (DECISIONS 1)", "0", 0, true},
 		{"one", "1", 1, true},
 		{"max int64", "9223372036854775807", math.MaxInt64, true},
 		{"past int64", "9223372036854775808", 0, false},

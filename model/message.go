@@ -16,7 +16,7 @@ type TopicMessage struct {
 }
 
 // DefaultRunningHashVersion is reported when the column is NULL (block-stream
-// rows carry no version; behavior.md §2.4).
+// rows carry no version; docs/reference/behavior.md §2.4).
 const DefaultRunningHashVersion = 3
 
 // Version is the running hash version as both faces report it.

@@ -82,7 +82,7 @@ func (s *Schedule) Status(now, lifetime Timestamp) ScheduleStatus {
 	return SchedulePending
 }
 
-// IsFinal is the mirror node's rule for long-caching a schedule (behavior.md
+// IsFinal is the mirror node's rule for long-caching a schedule (docs/reference/behavior.md
 // §7): executed or deleted, or past its expiry with a margin: 31 minutes after
 // consensus without an expiration time, 60 s after an explicit one.
 func (s *Schedule) IsFinal(now Timestamp) bool {

@@ -10,7 +10,7 @@ import (
 type Timestamp int64
 
 // ErrInvalidTimestamp covers both a malformed value and one whose nanoseconds
-// do not fit int64 (DECISIONS #5: 400 instead of the mirror node's 503).
+// do not fit int64 (docs/reference/DECISIONS.md #5: 400 instead of the mirror node's 503).
 var ErrInvalidTimestamp = errors.New("invalid timestamp")
 
 // ParseTimestamp accepts `^\d{1,10}$` or `^\d{1,10}\.\d{1,9}$` and right-pads
@@ -92,7 +92,7 @@ func (t *Timestamp) StringPtr() *string {
 }
 
 // JavaString is rest-java's rendering, used by the topic details route only:
-// identical to String except that 0 is "0.0" (behavior.md §5.3).
+// identical to String except that 0 is "0.0" (docs/reference/behavior.md §5.3).
 func (t Timestamp) JavaString() string {
 	if t == 0 {
 		return "0.0"

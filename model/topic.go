@@ -2,7 +2,7 @@ package model
 
 // Topic is one topic as its topic, entity and custom_fee rows describe it. The Has*
 // flags say which rows exist: the details route answers 404 with a different
-// detail for each missing one (behavior.md §5.2).
+// detail for each missing one (docs/reference/behavior.md §5.2).
 type Topic struct {
 	ID                 EntityID
 	HasTopic           bool

@@ -3,7 +3,7 @@ package model
 import "google.golang.org/protobuf/encoding/protowire"
 
 // TransactionID is the chunk_info.initial_transaction_id object. Nonce and
-// Scheduled are nil for legacy rows built from columns (behavior.md §2.4).
+// Scheduled are nil for legacy rows built from columns (docs/reference/behavior.md §2.4).
 type TransactionID struct {
 	AccountID  *string
 	Nonce      *int32
@@ -20,7 +20,7 @@ type TransactionID struct {
 //
 // transaction_valid_start is the mirror node's `${seconds}.${nanos padded to 9}`
 // of the two proto fields, not a nanosecond sum: it cannot overflow and keeps
-// the sign of negative seconds (behavior.md §2.4).
+// the sign of negative seconds (docs/reference/behavior.md §2.4).
 func DecodeTransactionID(b []byte) TransactionID {
 	var seconds, nanos, shard, realm, num int64
 	var scheduled bool

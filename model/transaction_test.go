@@ -34,7 +34,7 @@ func account(shard, realm, num int64) txID {
 }
 
 func TestDecodeTransactionID(t *testing.T) {
-	spec := "0a0608d285d8cc041202180318012001" // behavior.md §2.4
+	spec := "0a0608d285d8cc041202180318012001" // docs/reference/behavior.md §2.4
 	tests := []struct {
 		name      string
 		in        []byte

@@ -117,7 +117,7 @@ func timestampBound(s string) (int64, bool) {
 }
 
 // GET /api/v1/topics/{topicId}/messages/{sequenceNumber}, and the same path
-// with a consensus timestamp (DECISIONS #8).
+// with a consensus timestamp (docs/reference/DECISIONS.md #8).
 func (h *Handlers) topicMessage(c echo.Context) error {
 	q, err := query(c)
 	if err != nil {
@@ -268,7 +268,7 @@ func (h *Handlers) schedule(c echo.Context) error {
 }
 
 // javaTopicPath is the ingress rule that sends a path to rest-java
-// (behavior.md §0); every other topics path is the Node service's.
+// (docs/reference/behavior.md §0); every other topics path is the Node service's.
 var javaTopicPath = regexp.MustCompile(`^/api/v1/topics/(\d+\.){0,2}\d+$`)
 
 // GET /api/v1/topics/{id}: rest-java's bodies, content type and leniency

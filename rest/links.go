@@ -6,7 +6,7 @@ import (
 	"mirrorql/model"
 )
 
-// nextLink builds links.next (behavior.md §2.5, §6.4, DECISIONS #7): the
+// nextLink builds links.next (docs/reference/behavior.md §2.5, §6.4, docs/reference/DECISIONS.md #7): the
 // request's own query with the paging key's values in the direction of next
 // (the page's app.Page.Next, gt or lt the last row's key) replaced by next.
 // bound parses one of the key's values to the integer the empty-range check

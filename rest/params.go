@@ -7,13 +7,13 @@ import (
 	"mirrorql/model"
 )
 
-// Rules for single query values (behavior.md §1.5). Each returns ok=false for
+// Rules for single query values (docs/reference/behavior.md §1.5). Each returns ok=false for
 // a value the mirror node reports as `Invalid parameter: <name>`.
 
 // parseLong accepts `^\d{1,19}$` within int64 and at least min.
 func parseLong(s string, min int64) (int64, bool) { return model.ParseLong(s, min) }
 
-// parseSequenceNumber: DECISIONS #1 makes 0 valid (the contract's minimum).
+// parseSequenceNumber: docs/reference/DECISIONS.md #1 makes 0 valid (the contract's minimum).
 func parseSequenceNumber(s string) (int64, bool) { return model.ParseSequenceNumber(s) }
 
 // parseLimit is a decimal page size under app.PageSizes' rule.
@@ -35,7 +35,7 @@ func parseOrder(s string) (model.Order, bool) {
 	return "", false
 }
 
-// parseEncoding reports whether the value asks for UTF-8 (DECISIONS #4: only
+// parseEncoding reports whether the value asks for UTF-8 (docs/reference/DECISIONS.md #4: only
 // without an operator or with eq).
 func parseEncoding(op model.Operator, s string) (utf8 bool, ok bool) {
 	switch strings.ToLower(s) {

@@ -165,7 +165,7 @@ func sortLikeObjectKeys(keys []string) {
 }
 
 // WrittenNames is the lower-cased name of each distinct key as written: the
-// mirror node reports an unknown parameter once per such key (behavior.md
+// mirror node reports an unknown parameter once per such key (docs/reference/behavior.md
 // §1.4), so `Foo=1&foo=2` is two, `foo=1&foo=2` one.
 func (q *Query) WrittenNames() []string {
 	if q.Names == nil {

@@ -6,7 +6,7 @@ import (
 	"mirrorql/model"
 )
 
-// message writes a TopicMessage object (behavior.md §2.4).
+// message writes a TopicMessage object (docs/reference/behavior.md §2.4).
 func (j *jsonBuf) message(m *model.TopicMessage, utf8 bool) {
 	j.raw(`{"chunk_info":`)
 	if c := m.Chunk(); c == nil {
@@ -64,7 +64,7 @@ func (j *jsonBuf) base64(b []byte) {
 	j.b = append(j.b, '"')
 }
 
-// schedule writes a Schedule object (behavior.md §6.3). On the list route a
+// schedule writes a Schedule object (docs/reference/behavior.md §6.3). On the list route a
 // schedule without an entity row has no `deleted` and `memo` keys; the single
 // lookup's left join gives them as null.
 func (j *jsonBuf) schedule(s *model.Schedule, omitMissingEntity bool) {
@@ -114,7 +114,7 @@ func (j *jsonBuf) schedule(s *model.Schedule, omitMissingEntity bool) {
 	j.b = append(j.b, '}')
 }
 
-// topic writes the rest-java Topic object (behavior.md §5.3), which renders
+// topic writes the rest-java Topic object (docs/reference/behavior.md §5.3), which renders
 // timestamp 0 as "0.0".
 func (j *jsonBuf) topic(t *model.Topic) {
 	javaTS := func(ts *model.Timestamp) {

@@ -1,5 +1,5 @@
 // Package rest is the REST face: Echo handlers that reproduce the mirror node
-// REST API (behavior.md) over the shared query layer.
+// REST API (docs/reference/behavior.md) over the shared query layer.
 package rest
 
 import (

@@ -4,7 +4,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// Key kinds, as protobuf Key bytes (behavior.md §5.3).
+// Key kinds, as protobuf Key bytes (docs/reference/behavior.md §5.3).
 const (
 	keyNull       = iota // NULL column
 	keyED25519           // 0x1220 + 32 bytes
@@ -84,7 +84,7 @@ func appendAccountID(b []byte, id int64) []byte {
 	return b
 }
 
-// appendTransactionID appends a TransactionID message (behavior.md §2.4).
+// appendTransactionID appends a TransactionID message (docs/reference/behavior.md §2.4).
 func appendTransactionID(b []byte, validStart, payer int64, scheduled bool, nonce int32) []byte {
 	var ts [24]byte
 	t := protowire.AppendTag(ts[:0], 1, protowire.VarintType) // Timestamp.seconds

@@ -1,4 +1,4 @@
-// Package seed fills a mirror node database (the tables of schema.md) with a
+// Package seed fills a mirror node database (the tables of docs/reference/schema.md) with a
 // deterministic, realistic data set of accounts, topics, topic messages and
 // schedules, streamed through COPY, for tests, demos and benchmarks.
 //

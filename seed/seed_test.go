@@ -364,7 +364,7 @@ func TestChunkGroups(t *testing.T) {
 	}
 }
 
-// decodeTransactionID parses protobuf TransactionID bytes (behavior.md §2.4).
+// decodeTransactionID parses protobuf TransactionID bytes (docs/reference/behavior.md §2.4).
 func decodeTransactionID(t *testing.T, b []byte) (validStart, payer int64) {
 	t.Helper()
 	fields := func(b []byte, f func(n protowire.Number, v uint64, sub []byte)) {
@@ -579,7 +579,7 @@ func TestTopicsAndSchedules(t *testing.T) {
 	}
 }
 
-// keyKind names the shape of protobuf Key bytes (behavior.md §5.3).
+// keyKind names the shape of protobuf Key bytes (docs/reference/behavior.md §5.3).
 func keyKind(k []byte) string {
 	h := hex.EncodeToString(k)
 	switch {
@@ -667,7 +667,7 @@ func TestRunRejectsBadOptions(t *testing.T) {
 
 func TestTransactionIDBytes(t *testing.T) {
 	t.Parallel()
-	// The example of behavior.md §2.4: 0.0.3, 1234567890.000000000, scheduled, nonce 1.
+	// The example of docs/reference/behavior.md §2.4: 0.0.3, 1234567890.000000000, scheduled, nonce 1.
 	got := hex.EncodeToString(appendTransactionID(nil, 1234567890*second, 3, true, 1))
 	if got != "0a0608d285d8cc041202180318012001" {
 		t.Errorf("TransactionID = %s", got)

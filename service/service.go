@@ -61,6 +61,16 @@ func NewOperations(ctx context.Context, cfg config.Config, d *db.DB, log *slog.L
 		log.Warn("database layout not known yet; reading as on v1 until it is", "err", err)
 	}
 	cancel()
+	// Open the pool's connections before the first request, so that load
+	// arriving at once waits for them instead of connecting (db.Warm).
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	t := time.Now()
+	if n, err := d.Warm(wctx); err != nil {
+		log.Warn("database pool not filled; it fills on demand", "open", n, "err", err)
+	} else {
+		log.Info("database pool filled", "open", n, "took", time.Since(t).Round(time.Millisecond).String())
+	}
+	cancel()
 	go d.KeepLayout(ctx, cfg.LayoutRefresh, log)
 	switch {
 	case !cfg.CacheEnabled:

@@ -413,7 +413,7 @@ func checkLiveTopic(t *testing.T, d *demoProcess) {
 		t.Errorf("explorer link %s (%v): want %s/graphql with query %s", m[1], err, d.base, subscription)
 	}
 
-	// The curl command means, to a POSIX shell, what the README says: the
+	// The curl command means, to a POSIX shell, what docs/running.md says: the
 	// shell's own printf shows how it splits and unquotes the words.
 	m = demoLiveCurl.FindStringSubmatch(out)
 	if m == nil {

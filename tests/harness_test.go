@@ -79,9 +79,13 @@ func launch(t testing.TB, probe, dbURL string, env ...string) *server {
 	t.Helper()
 	addr := freeAddr(t)
 	cmd := exec.Command(binary(t), "serve")
-	// No gRPC listener unless a test asks for one: the default port is
-	// one for the whole machine.
-	cmd.Env = append(os.Environ(), "MIRRORQL_DATABASE_URL="+dbURL, "MIRRORQL_LISTEN="+addr, "MIRRORQL_GRPC_LISTEN=")
+	// No gRPC listener unless a test asks for one (the default port is one
+	// for the whole machine), and a small pool unless the test says
+	// otherwise (the last value of a variable wins): the service opens its
+	// whole pool at start, and the tests run side by side on a server of
+	// 100 connections.
+	cmd.Env = append(os.Environ(), "MIRRORQL_DATABASE_URL="+dbURL, "MIRRORQL_LISTEN="+addr, "MIRRORQL_GRPC_LISTEN=",
+		"MIRRORQL_DB_POOL_SIZE=3")
 	cmd.Env = append(cmd.Env, env...)
 	logs := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs

@@ -21,7 +21,7 @@ import (
 // TestReadOnlyReplica runs mirrorql against a database every session of which
 // is read-only, as on a hot-standby replica: the database has
 // default_transaction_read_only = on, and one of the two instances logs in
-// as the read-only role the README recommends (LOGIN, SELECT on the tables,
+// as the read-only role docs/operating.md recommends (LOGIN, SELECT on the tables,
 // nothing else, default_transaction_read_only = on). Any write `serve` made
 // would fail ("cannot execute ... in a read-only transaction" or "permission
 // denied") and show as a 503; instead every REST case answers exactly as on a

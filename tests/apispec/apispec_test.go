@@ -159,7 +159,7 @@ func TestConformanceCases(t *testing.T) {
 }
 
 // TestDocumentedBehaviour validates answers that the recorded cases do not
-// show but that behavior.md and DECISIONS.md describe, and checks that wrong
+// show but that docs/reference/behavior.md and docs/reference/DECISIONS.md describe, and checks that wrong
 // answers are rejected.
 func TestDocumentedBehaviour(t *testing.T) {
 	s := loadSpec(t)

@@ -1,8 +1,8 @@
 // Package testdb gives every integration test in the repository a PostgreSQL
 // database of its own, migrated to the current schema and dropped afterwards.
 //
-// The schema has one of the mirror node's two layouts (shared/reference/
-// v2-layout.md), chosen by MIRRORQL_TEST_LAYOUT: v1 (the default, plain
+// The schema has one of the mirror node's two layouts
+// (docs/reference/v2-layout.md), chosen by MIRRORQL_TEST_LAYOUT: v1 (the default, plain
 // tables, db.Migrate) or v2 (topic_message and transaction partitioned by
 // month, db.CreateV2), so that one suite checks the service on both. `make
 // test` runs the packages that use testdb once per layout.
@@ -54,7 +54,7 @@ const EnvLayout = "MIRRORQL_TEST_LAYOUT"
 
 // The layouts New and NewLayout build.
 const (
-	LayoutV1 = "v1" // db.Migrate: plain tables, as schema.md describes
+	LayoutV1 = "v1" // db.Migrate: plain tables, as docs/reference/schema.md describes
 	LayoutV2 = "v2" // db.CreateV2 with db.DefaultV2Options: monthly partitions, lookup kept
 )
 

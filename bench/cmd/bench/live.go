@@ -151,7 +151,7 @@ func runLive(ctx context.Context, f flags) error {
 	}
 	log.Printf("open files: soft limit %d → %d", rep.nofileBefore, rep.nofile)
 
-	adminURL, cluster, stopServer, err := findServer(ctx, f)
+	adminURL, cluster, _, stopServer, err := findServer(ctx, f)
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,6 +80,8 @@ type flags struct {
 	soak         time.Duration
 	soakInterval time.Duration
 	soakData     string
+	soakRuns     int
+	soakCold     bool
 }
 
 func parseFlags() flags {
@@ -113,6 +116,8 @@ func parseFlags() flags {
 	flag.DurationVar(&f.soak, "soak", 0, "instead of the suite, the soak benchmark for this long (`make soak`): one service, mixed routes at saturation, sampled over time; implies -reuse")
 	flag.DurationVar(&f.soakInterval, "soak-interval", 10*time.Second, "sampling interval of -soak")
 	flag.StringVar(&f.soakData, "soak-data", "large", "data set of -soak: large (-db) or small (-small-db)")
+	flag.IntVar(&f.soakRuns, "soak-runs", 1, "runs of -soak, each on a fresh service")
+	flag.BoolVar(&f.soakCold, "soak-cold", false, "before each run of -soak, restart the throwaway cluster (-cluster) with its files dropped from the OS page cache: a cold database")
 	var extra string
 	flag.StringVar(&extra, "service-env", "", "extra MIRRORQL_* settings of the service, comma-separated NAME=value")
 	flag.Parse()
@@ -423,11 +428,25 @@ func startService(ctx context.Context, f flags, url string) (*service, error) {
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	client := &http.Client{Timeout: time.Second}
 	t := time.Now()
-	if err := s.cmd.Start(); err != nil {
+	// The parent-death signal comes when the thread that started the
+	// service ends, not this process, and threads do end here: the one
+	// pgcluster locks for a server is retired when -soak-cold stops that
+	// server. So the service is started from a thread of its own, kept
+	// until it exits.
+	startErr := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := s.cmd.Start(); err != nil {
+			startErr <- err
+			return
+		}
+		startErr <- nil
+		s.done <- s.cmd.Wait()
+	}()
+	if err := <-startErr; err != nil {
 		return nil, err
 	}
 	s.pid = s.cmd.Process.Pid
-	go func() { s.done <- s.cmd.Wait() }()
 	deadline := t.Add(30 * time.Second)
 	for {
 		select {

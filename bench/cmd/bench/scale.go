@@ -128,7 +128,7 @@ func bytesPerMessage(layout string) int64 {
 // runScale is -scale.
 func runScale(ctx context.Context, f flags) error {
 	started := time.Now()
-	adminURL, desc, stop, err := findServer(ctx, f)
+	adminURL, desc, _, stop, err := findServer(ctx, f)
 	if err != nil {
 		return err
 	}

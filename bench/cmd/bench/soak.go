@@ -20,6 +20,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -81,23 +82,31 @@ type idleSample struct {
 }
 
 type soakReport struct {
-	machine    []string
-	loadAvg    string
-	started    time.Time
-	duration   time.Duration
-	interval   time.Duration
-	conns      int
-	pool       int
-	data       *dataset
-	startup    time.Duration
-	routes     []route
-	samples    []soakSample
-	total      loadgen.Result
-	before     idleSample
-	after      idleSample
-	errorLines int64 // service log lines at level ERROR
-	logBytes   int64
-	env        []string
+	machine  []string
+	loadAvg  string
+	started  time.Time
+	duration time.Duration
+	interval time.Duration
+	conns    int
+	pool     int
+	data     *dataset
+	startup  time.Duration
+	routes   []route
+	samples  []soakSample
+	total    loadgen.Result
+	before   idleSample
+	after    idleSample
+	// How cold the database was: the server's age when the load started,
+	// and the blocks its backends read from outside shared_buffers (the
+	// OS or the disk) and found in them, in the first interval and in all.
+	pgUptime            time.Duration
+	firstRead, firstHit int64
+	totalRead, totalHit int64
+	run                 int        // 1, 2, … of -soak-runs
+	cold                bool       // the database restarted cold before it (-soak-cold)
+	log                 logSummary // the service's log
+	logFile             string     // where its kept lines went ("" nowhere)
+	env                 []string
 }
 
 // parseMetrics reads the named series without labels from a Prometheus text
@@ -155,24 +164,26 @@ func flat(values []float64, rel, abs float64) flatness {
 	return flatness{middle: m, last: l, limit: limit, ok: l <= limit, judged: true}
 }
 
-// runSoak is `bench -soak <duration>`.
+// runSoak is `bench -soak <duration>`: -soak-runs runs, each on a fresh
+// service; with -soak-cold each also on a database just restarted with
+// nothing of it cached (coldRestart).
 func runSoak(ctx context.Context, f flags) error {
 	if _, err := os.Stat(f.bin); err != nil {
 		return fmt.Errorf("%s: %w (run `make build` first)", f.bin, err)
 	}
-	rep := &soakReport{started: time.Now().UTC(), duration: f.soak, interval: f.soakInterval, conns: f.conns[0],
-		pool: f.pool, env: f.serviceEnv}
-
-	adminURL, cluster, stopServer, err := findServer(ctx, f)
+	if f.soakCold && !f.cluster {
+		return errors.New("-soak-cold needs -cluster: only a throwaway cluster of its own is restarted")
+	}
+	started := time.Now().UTC()
+	adminURL, desc, cl, stopServer, err := findServer(ctx, f)
 	if err != nil {
 		return err
 	}
 	defer stopServer()
-	mr := &report{cluster: cluster}
+	mr := &report{cluster: desc}
 	if err := mr.describeMachine(ctx, adminURL); err != nil {
 		return err
 	}
-	rep.machine, rep.loadAvg = mr.machine, mr.loadAvg
 
 	// One database, kept when an earlier run (bench or soak) seeded it with
 	// the same options: a soak measures the service, not the seeding.
@@ -184,8 +195,36 @@ func runSoak(ctx context.Context, f flags) error {
 	if err := prepare(ctx, f, adminURL, d); err != nil {
 		return err
 	}
-	rep.data = d
 
+	var runs []*soakReport
+	for i := range max(f.soakRuns, 1) {
+		if f.soakCold {
+			if err := coldRestart(ctx, cl); err != nil {
+				return err
+			}
+		}
+		rep := &soakReport{started: started, duration: f.soak, interval: f.soakInterval, conns: f.conns[0],
+			pool: f.pool, env: f.serviceEnv, machine: mr.machine, loadAvg: mr.loadAvg, data: d, run: i + 1, cold: f.soakCold}
+		log.Printf("soak: run %d of %d", rep.run, max(f.soakRuns, 1))
+		if err := soakOnce(ctx, f, adminURL, d, rep); err != nil {
+			return err
+		}
+		runs = append(runs, rep)
+	}
+
+	text, pass := soakMarkdown(runs)
+	fmt.Println(text)
+	if err := publish(f, soakBegin, soakEnd, head(text, soakDetails, soakEnd), "soak.md", text); err != nil {
+		return err
+	}
+	if !pass {
+		return errors.New("soak: verdict not met (see the report)")
+	}
+	return nil
+}
+
+// soakOnce is one run: a fresh service on d, the load, the samples into rep.
+func soakOnce(ctx context.Context, f flags, adminURL string, d *dataset, rep *soakReport) error {
 	admin, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
 		return err
@@ -254,6 +293,20 @@ func runSoak(ctx context.Context, f flags) error {
 			poolOpen: get(m, "mirrorql_db_pool_open_connections"), pgBackends: backends()}
 	}
 	rep.before = idle()
+	blocks := func() (read, hit int64) {
+		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		var up float64
+		if err := admin.QueryRow(qctx, `select extract(epoch from now() - pg_postmaster_start_time())::float8, blks_read, blks_hit
+			from pg_stat_database where datname = $1`, d.name).Scan(&up, &read, &hit); err != nil {
+			return -1, -1
+		}
+		if rep.pgUptime == 0 {
+			rep.pgUptime = time.Duration(up * float64(time.Second))
+		}
+		return read, hit
+	}
+	read0, hit0 := blocks()
 
 	log.Printf("soak: %v at %d connections, %d routes mixed, sampled every %v", f.soak, rep.conns, len(rep.routes), f.soakInterval)
 	t0 := time.Now()
@@ -269,6 +322,10 @@ func runSoak(ctx context.Context, f flags) error {
 				poolOpen: get(m, "mirrorql_db_pool_open_connections"), poolInUse: get(m, "mirrorql_db_pool_in_use_connections"),
 				pgBackends: backends()}
 			rep.samples = append(rep.samples, s)
+			if len(rep.samples) == 1 {
+				read, hit := blocks()
+				rep.firstRead, rep.firstHit = read-read0, hit-hit0
+			}
 			log.Printf("%5v %7.0f req/s  p50 %-9v p99 %-9v errors %d  rss %s MiB  heap %s goal %s MiB  goroutines %.0f  pool open %.0f  pg backends %d",
 				s.at, s.rps(), s.p50.Round(10*time.Microsecond), s.p99.Round(10*time.Microsecond), s.errors, mib(s.rss),
 				mib(int64(s.heap)), mib(int64(s.heapGoal)), s.goroutines, s.poolOpen, s.pgBackends)
@@ -281,22 +338,27 @@ func runSoak(ctx context.Context, f flags) error {
 		return err
 	}
 	rep.total = res
+	if read, hit := blocks(); read >= 0 {
+		rep.totalRead, rep.totalHit = read-read0, hit-hit0
+	}
 	// At rest again: the connections of the load generator are closed.
 	time.Sleep(3 * time.Second)
 	rep.after = idle()
-	rep.errorLines, rep.logBytes = countErrorLines(svc.log.Name())
+	// What explains an error is in the service's log, which stop removes:
+	// keep its lines other than the 200s' (servicelog.go).
+	if rep.log, err = summarizeLog(svc.log.Name()); err != nil {
+		log.Printf("service log: %v", err)
+	}
+	if f.out != "" && f.results != "" {
+		rep.logFile = filepath.Join(f.results, fmt.Sprintf("soak-service-%d.log", rep.run))
+		if err := rep.log.write(rep.logFile, "the last `make soak`"); err != nil {
+			return err
+		}
+	}
 	if err := svc.stop(); err != nil {
 		log.Printf("service exit: %v", err)
 	}
 
-	text, pass := rep.markdown()
-	fmt.Println(text)
-	if err := publish(f, soakBegin, soakEnd, head(text, soakDetails, soakEnd), "soak.md", text); err != nil {
-		return err
-	}
-	if !pass {
-		return errors.New("soak: verdict not met (see the report)")
-	}
 	return nil
 }
 
@@ -359,6 +421,16 @@ func countErrorLines(path string) (lines, size int64) {
 	return lines, size
 }
 
+func countIf[T any](xs []T, f func(T) bool) int {
+	n := 0
+	for _, x := range xs {
+		if f(x) {
+			n++
+		}
+	}
+	return n
+}
+
 // soakVerdict is the list of checks of a soak.
 type soakCheck struct {
 	name, rule, measured string
@@ -377,6 +449,15 @@ func (r *soakReport) checks() []soakCheck {
 		}
 	}
 	var cs []soakCheck
+	// A service that stopped during the run (its log says why: a signal it
+	// was sent shows as "shutting down") fails every request after.
+	alive := len(r.samples) > 0
+	for _, s := range r.samples {
+		alive = alive && s.rss >= 0
+	}
+	cs = append(cs, soakCheck{name: "service ran to the end", rule: "its process present at every sample (`/proc/<pid>/status`)",
+		measured: fmt.Sprintf("%d of %d samples", countIf(r.samples, func(s soakSample) bool { return s.rss >= 0 }), len(r.samples)),
+		ok:       alive, judged: true})
 	cs = append(cs, soakCheck{name: "errors", rule: "0 (non-200, GraphQL `errors`, I/O errors)",
 		measured: fmt.Sprintf("%d of %d requests", r.total.Errors, r.total.Requests), ok: r.total.Errors == 0, judged: true})
 	fr := flat(rss, flatRel, flatRSSMargin)
@@ -403,20 +484,44 @@ func (r *soakReport) checks() []soakCheck {
 	return cs
 }
 
-func (r *soakReport) markdown() (string, bool) {
+// passed reports whether every check of a run was judged and met.
+func (r *soakReport) passed() bool {
+	for _, c := range r.checks() {
+		if !c.ok || !c.judged {
+			return false
+		}
+	}
+	return true
+}
+
+// soakMarkdown is the report of the runs: a line per run, then the last run
+// in full. It passes when every run does.
+func soakMarkdown(runs []*soakReport) (string, bool) {
+	r := runs[len(runs)-1]
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	pass := true
+	for _, run := range runs {
+		pass = pass && run.passed()
+	}
 	checks := r.checks()
-	for _, c := range checks {
-		pass = pass && c.ok && c.judged
+	var given []string
+	if r.cold {
+		given = append(given, "-cluster -soak-cold")
+	}
+	if len(runs) > 1 {
+		given = append(given, fmt.Sprintf("-soak-runs %d", len(runs)))
+	}
+	soakFlags := ""
+	if len(given) > 0 {
+		soakFlags = fmt.Sprintf(" SOAKFLAGS='%s'", strings.Join(given, " "))
 	}
 	p(soakBegin)
 	p("")
 	p("## Soak")
 	p("")
-	p("Taken %s UTC: `make soak SOAK_DURATION=%s` — one `mirrorql serve` (`MIRRORQL_DB_POOL_SIZE=%d`%s) on `%s`",
-		r.started.Format("2006-01-02 15:04"), shortDur(r.duration), r.pool, extraEnv(flags{serviceEnv: r.env}), r.data.name)
+	p("Taken %s UTC: `make soak SOAK_DURATION=%s%s` — one `mirrorql serve` (`MIRRORQL_DB_POOL_SIZE=%d`%s) on `%s`",
+		r.started.Format("2006-01-02 15:04"), shortDur(r.duration), soakFlags, r.pool, extraEnv(flags{serviceEnv: r.env}), r.data.name)
 	p("(%d messages, %d schedules, %s), driven by `bench/loadgen` over loopback with %d keep-alive connections in a",
 		r.data.stats.TopicMessages, r.data.stats.Schedules, r.data.size, r.conns)
 	p("closed loop (each sends its next request as soon as the last answer is read: saturation), every request")
@@ -433,6 +538,29 @@ func (r *soakReport) markdown() (string, bool) {
 	}
 	p("### Verdict: %s", verdict)
 	p("")
+	if len(runs) > 1 || r.cold {
+		p("%d runs, each on a fresh `mirrorql serve` (its pool filled before it serves) that gets the whole load from its first", len(runs))
+		if r.cold {
+			p("request, on a database restarted cold before it: the throwaway cluster stopped, its files dropped from the OS")
+			p("page cache, started again (`-soak-cold`).")
+		} else {
+			p("request.")
+		}
+		p("")
+		p("| run | errors | requests | req/s | first interval: p99 / max ms | PostgreSQL up at the load's start | blocks read outside shared_buffers, first interval | verdict |")
+		p("|---:|---:|---:|---:|---:|---:|---:|---|")
+		for _, run := range runs {
+			first := soakSample{}
+			if len(run.samples) > 0 {
+				first = run.samples[0]
+			}
+			p("| %d | %d | %d | %.0f | %s / %s | %s | %d | %s |", run.run, run.total.Errors, run.total.Requests, run.total.RPS(),
+				ms(first.p99), ms(first.max), shortDur(run.pgUptime), run.firstRead, yes(run.passed()))
+		}
+		p("")
+		p("The checks of the last run:")
+		p("")
+	}
 	p("| check | rule | measured | |")
 	p("|---|---|---|---|")
 	for _, c := range checks {
@@ -462,9 +590,19 @@ func (r *soakReport) markdown() (string, bool) {
 		ms(first.p99), ms(last.p99), ms(maxP99), mib(minRSS), mib(maxRSS), minG, maxG)
 	p("under load. At rest before the load: RSS %s MiB, %.0f goroutines, %.0f pool connections, %d backends; 3 s after",
 		mib(r.before.rss), r.before.goroutines, r.before.poolOpen, r.before.pgBackends)
-	p("it: RSS %s MiB, %.0f goroutines, %.0f pool connections, %d backends. Service log: %d lines at level ERROR (%s MiB",
-		mib(r.after.rss), r.after.goroutines, r.after.poolOpen, r.after.pgBackends, r.errorLines, mib(r.logBytes))
-	p("of request log written to a file in all). Start-up to ready %s ms.", ms(r.startup))
+	p("it: RSS %s MiB, %.0f goroutines, %.0f pool connections, %d backends. Start-up to ready %s ms.",
+		mib(r.after.rss), r.after.goroutines, r.after.poolOpen, r.after.pgBackends, ms(r.startup))
+	p("")
+	p("The database: PostgreSQL up for %s when the load started; its backends read %d blocks from outside shared_buffers",
+		shortDur(r.pgUptime), r.firstRead)
+	p("(%d found in them) in the first interval, %d (%d) over the whole run (`pg_stat_database`).",
+		r.firstHit, r.totalRead, r.totalHit)
+	p("")
+	p("Service log: %d lines (%s MiB), %d at level ERROR; request lines by status: %s.",
+		r.log.lines, mib(r.log.bytes), r.log.errorLines, r.log.statuses())
+	if r.logFile != "" {
+		p("Every line but the 200s' request lines is kept in `%s`.", filepath.ToSlash(r.logFile))
+	}
 	p("")
 	var goal, inuse []float64
 	for _, s := range r.samples {

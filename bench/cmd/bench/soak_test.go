@@ -123,3 +123,45 @@ func TestSoakMix(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// TestSummarizeLog: the 200s' request lines are counted, everything else is
+// kept verbatim, and the kept file says what was left out.
+func TestSummarizeLog(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "service.log")
+	lines := []string{
+		`{"level":"INFO","msg":"database available"}`,
+		`{"level":"INFO","msg":"request","status":200,"path":"/a"}`,
+		`{"level":"INFO","msg":"request","status":200,"path":"/b"}`,
+		`{"level":"ERROR","msg":"database unavailable","err":"dial tcp: i/o timeout"}`,
+		`{"level":"INFO","msg":"request","status":503,"path":"/c"}`,
+		`not json`,
+	}
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := summarizeLog(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.lines != 6 || s.errorLines != 1 || s.statuses() != "200: 2, 503: 1" || len(s.kept) != 4 {
+		t.Fatalf("%+v", s)
+	}
+	out := filepath.Join(dir, "results", "soak-service.log")
+	if err := s.write(out, "a test"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	for _, want := range []string{"request lines by status: 200: 2, 503: 1", lines[0], lines[3], lines[4], lines[5]} {
+		if !strings.Contains(text, want) {
+			t.Errorf("kept log lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, `"path":"/a"`) {
+		t.Errorf("a 200's request line was kept:\n%s", text)
+	}
+}

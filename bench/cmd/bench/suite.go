@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"mirrorql/db/pgcluster"
 )
 
@@ -73,7 +75,7 @@ func (s *suite) close() {
 
 // server finds the PostgreSQL server to run on (findServer).
 func (s *suite) server() error {
-	url, desc, stop, err := findServer(s.ctx, s.f)
+	url, desc, _, stop, err := findServer(s.ctx, s.f)
 	if err != nil {
 		return err
 	}
@@ -86,21 +88,31 @@ func (s *suite) server() error {
 // -admin-url, or a throwaway cluster when it does not answer (or -cluster).
 // It returns the admin URL, the report's description of the server, and
 // what stops it (nothing for a server the run did not start).
-func findServer(ctx context.Context, f flags) (adminURL, desc string, stop func(), err error) {
+func findServer(ctx context.Context, f flags) (adminURL, desc string, c *pgcluster.Cluster, stop func(), err error) {
 	err = errors.New("-cluster given")
 	if !f.cluster {
 		err = ping(ctx, f.adminURL)
 	}
 	if err == nil {
-		return f.adminURL, "the machine's PostgreSQL server on 127.0.0.1:5432 (shared with the colleagues' tests)", func() {}, nil
+		return f.adminURL, serverDesc(f.adminURL), nil, func() {}, nil
 	}
 	log.Printf("no server at %s (%v): starting a throwaway cluster", f.adminURL, err)
-	c, err := pgcluster.Start(ctx, pgcluster.Options{Database: "postgres",
+	c, err = pgcluster.Start(ctx, pgcluster.Options{Database: "postgres",
 		Settings: map[string]string{"max_connections": "200", "shared_buffers": f.sharedBuffers}})
 	if err != nil {
-		return "", "", nil, err
+		return "", "", nil, nil, err
 	}
-	return c.AdminURL(), "a throwaway cluster (mirrorql/db/pgcluster) started by the run", func() { c.Stop() }, nil
+	return c.AdminURL(), "a throwaway cluster (mirrorql/db/pgcluster) started by the run", c, func() { c.Stop() }, nil
+}
+
+// serverDesc says which server -admin-url names: the machine's shared one
+// by default, else the address given.
+func serverDesc(adminURL string) string {
+	cfg, err := pgx.ParseConfig(adminURL)
+	if err != nil || (cfg.Host == "127.0.0.1" && cfg.Port == 5432) {
+		return "the machine's PostgreSQL server on 127.0.0.1:5432 (shared with the colleagues' tests)"
+	}
+	return fmt.Sprintf("the PostgreSQL server on %s:%d (`-admin-url`)", cfg.Host, cfg.Port)
 }
 
 // datasets creates and seeds the databases (or keeps them, -reuse) and

@@ -1,0 +1,136 @@
+package tests
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// repoRoot is the repository's root, from this package's directory.
+const repoRoot = ".."
+
+// TestReferenceCopies: the copies in docs/reference are the files its README
+// lists, with the hashes it lists, and the same as ../shared/reference when
+// that folder is beside the repository.
+func TestReferenceCopies(t *testing.T) {
+	dir := filepath.Join(repoRoot, "docs", "reference")
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| \\[`([^`]+)`\\]\\([^)]+\\) \\|.*\\| `([0-9a-f]{64})` \\|$")
+	rows := row.FindAllStringSubmatch(string(readme), -1)
+	if len(rows) < 5 {
+		t.Fatalf("docs/reference/README.md lists %d files", len(rows))
+	}
+	listed := map[string]bool{"README.md": true}
+	shared := filepath.Join(repoRoot, "..", "shared", "reference")
+	for _, r := range rows {
+		name, want := r[1], r[2]
+		listed[name] = true
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != want {
+			t.Errorf("%s: sha256 %x, the README says %s", name, sum, want)
+		}
+		if orig, err := os.ReadFile(filepath.Join(shared, name)); err == nil && !bytes.Equal(orig, b) {
+			t.Errorf("%s differs from %s: copy it again and update the README", name, filepath.Join(shared, name))
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !listed[e.Name()] {
+			t.Errorf("docs/reference/%s is not in its README's table", e.Name())
+		}
+	}
+}
+
+var (
+	// A citation of a reference page, perhaps with a path before it.
+	citation = regexp.MustCompile(`([\w./-]*/)?(behavior\.md|schema\.md|v2-layout\.md|live\.md|grpc\.md|DECISIONS\.md|DECISIONS #)`)
+	// A relative Markdown link.
+	mdLink = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+)
+
+// TestCitationsResolve: every citation of a reference page in the code and
+// the docs names a file of this repository (docs/reference/…, from the root
+// or from the citing file's folder), and every relative link of the docs
+// leads to a file. The byte-identical copies under tests/testdata/conformance
+// cite their own neighbours and are left alone.
+func TestCitationsResolve(t *testing.T) {
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(repoRoot, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			switch {
+			case rel == ".git", rel == "node_modules", rel == "bin", rel == "tests/testdata/conformance":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if rel == "tests/docs_test.go" { // its patterns are not citations
+			return nil
+		}
+		ext := filepath.Ext(path)
+		if ext != ".go" && ext != ".md" && d.Name() != "Makefile" {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		inReference := strings.HasPrefix(rel, "docs/reference/")
+		for i, line := range strings.Split(string(b), "\n") {
+			for _, m := range citation.FindAllStringSubmatch(line, -1) {
+				prefix, name := m[1], strings.TrimSuffix(m[2], " #")
+				if name == "DECISIONS" {
+					name = "DECISIONS.md"
+				}
+				switch {
+				case prefix == "" && inReference: // the pages cite each other by name
+				case prefix == "" && (name == "live.md" || name == "grpc.md"):
+					// Other files bear these names (bench/results/live.md); a
+					// citation of the reference says docs/reference/.
+				case prefix == "":
+					t.Errorf("%s:%d: %q: cite docs/reference/%s", rel, i+1, m[0], name)
+				case !exists(filepath.Join(repoRoot, prefix, name)) && !exists(filepath.Join(filepath.Dir(path), prefix, name)):
+					if strings.Contains(prefix, "reference/") || prefix == "docs/" {
+						t.Errorf("%s:%d: %q names no file", rel, i+1, m[0])
+					}
+				}
+			}
+			if ext != ".md" {
+				continue
+			}
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				if !exists(filepath.Join(filepath.Dir(path), target)) {
+					t.Errorf("%s:%d: link %q leads nowhere", rel, i+1, target)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

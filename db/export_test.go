@@ -9,9 +9,11 @@ import (
 // database they are slow but right, the reference the v2 reads are held to.
 func ReadAsV1(d *DB) { d.parts.Store(&partitioned{}) }
 
-// RelearnWith learns the layout again with another lookup mode.
+// RelearnWith learns the layout again with another lookup mode, from a
+// new catalog (LearnLayout keeps an unchanged one, and its topic maps).
 func RelearnWith(ctx context.Context, d *DB, mode LookupMode) (Layout, error) {
 	d.lookupMode = mode
+	d.parts.Store(nil) // a catalog read afresh, its topic maps learned anew
 	return d.LearnLayout(ctx, slog.New(slog.DiscardHandler))
 }
 
@@ -22,3 +24,6 @@ func PretendCitus(d *DB) {
 	next.layout.Citus = true
 	d.parts.Store(next)
 }
+
+// Catalog is the catalog the reads use now, to tell one from another.
+func Catalog(d *DB) any { return d.parts.Load() }

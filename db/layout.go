@@ -132,6 +132,12 @@ func (d *DB) LearnLayout(ctx context.Context, log *slog.Logger) (Layout, error) 
 	if next == nil {
 		next = &partitioned{layout: l} // v1: nothing to route, but learned
 	}
+	if cur := d.parts.Load(); cur != nil && cur.sameCatalog(next) {
+		// Nothing changed: keep the catalog read before, and with it the
+		// topic maps learned since (a new catalog starts them afresh, and
+		// every topic would be learned again each refresh).
+		return l, nil
+	}
 	prev := d.parts.Swap(next)
 	if prev == nil || prev.layout != l {
 		if log == nil {

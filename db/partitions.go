@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -157,6 +158,13 @@ func (d *DB) loadPartitions(ctx context.Context, l Layout) (*partitioned, error)
 		return nil, err
 	}
 	return p, nil
+}
+
+// sameCatalog: q has the same layout and the same partitions as p (names,
+// bounds, storage and whether they were ever written).
+func (p *partitioned) sameCatalog(q *partitioned) bool {
+	return p.layout == q.layout && slices.Equal(p.messages.parts, q.messages.parts) &&
+		slices.Equal(p.transactions.parts, q.transactions.parts)
 }
 
 // relearn reads the catalog again (a partition was added, detached or

@@ -197,3 +197,27 @@ func TestV2StatementsCitusCanRun(t *testing.T) {
 	f.same(t, 50)
 	_ = model.Asc
 }
+
+// TestLearnLayoutKeepsCatalog: the layout's refresh keeps an unchanged
+// catalog, and the topic maps learned on it, and reads a changed one anew.
+func TestLearnLayoutKeepsCatalog(t *testing.T) {
+	t.Parallel()
+	f := newV2Fixture(t, 5)
+	ctx := context.Background()
+	before := db.Catalog(f.v2)
+	if _, err := f.v2.LearnLayout(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if db.Catalog(f.v2) != before {
+		t.Fatal("an unchanged catalog was read anew: every topic's map would be learned again at each refresh")
+	}
+	if _, err := f.b.ExecContext(ctx, "truncate topic_message_p2024_03"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.v2.LearnLayout(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if db.Catalog(f.v2) == before {
+		t.Fatal("a truncated partition left the catalog as it was")
+	}
+}

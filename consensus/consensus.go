@@ -48,6 +48,16 @@ type Options struct {
 	// MaxRequestBytes bounds a request message (64 KiB); a larger one
 	// answers RESOURCE_EXHAUSTED.
 	MaxRequestBytes int
+	// Ready is the service's readiness (/health/readiness's: the database
+	// answers); the health service answers NOT_SERVING while it fails. Nil:
+	// SERVING always.
+	Ready func(context.Context) error
+	// HealthInterval is how often a health Watch stream checks readiness
+	// again (2 s).
+	HealthInterval time.Duration
+	// Stopping closes when the server starts shutting down: health Watch
+	// streams end then (subscribeTopic streams end through the hub).
+	Stopping <-chan struct{}
 	// Now is the wall clock (time.Now): a query without a start time starts
 	// now.
 	Now     func() time.Time
@@ -64,6 +74,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxRequestBytes <= 0 {
 		o.MaxRequestBytes = 64 << 10
+	}
+	if o.HealthInterval <= 0 {
+		o.HealthInterval = 2 * time.Second
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -106,9 +119,9 @@ func New(reader app.Reader, o Options) http.Handler {
 	mux.Handle(mirrorpbconnect.ConsensusServiceSubscribeTopicProcedure, subscribe)
 	_, nodes := mirrorpbconnect.NewNetworkServiceHandler(network{}, opts...)
 	mux.Handle(mirrorpbconnect.NetworkServiceGetNodesProcedure, nodes)
-	_, health := grpchealth.NewHandler(grpchealth.NewStaticChecker(mirrorpbconnect.ConsensusServiceName), opts...)
-	mux.Handle("/"+grpchealth.HealthV1ServiceName+"/Check", health)
-	mux.Handle("/"+grpchealth.HealthV1ServiceName+"/Watch", health)
+	_, healthH := grpchealth.NewHandler(health{ready: o.Ready, interval: o.HealthInterval}, opts...)
+	mux.Handle("/"+grpchealth.HealthV1ServiceName+"/Check", healthH)
+	mux.Handle("/"+grpchealth.HealthV1ServiceName+"/Watch", endsAt(o.Stopping, healthH))
 	reflector := grpcreflect.NewStaticReflector(services[:3]...)
 	_, reflect := grpcreflect.NewHandlerV1(reflector, opts...)
 	mux.Handle("/"+grpcreflect.ReflectV1ServiceName+"/ServerReflectionInfo", reflect)

@@ -28,6 +28,7 @@ import (
 	"mirrorql/consensus/mirrorpb"
 	"mirrorql/consensus/mirrorpb/mirrorpbconnect"
 	"mirrorql/live"
+	"mirrorql/observe"
 )
 
 // Options are the face's settings; zero values take the defaults noted.
@@ -48,6 +49,16 @@ type Options struct {
 	// MaxRequestBytes bounds a request message (64 KiB); a larger one
 	// answers RESOURCE_EXHAUSTED.
 	MaxRequestBytes int
+	// Ready is the service's readiness (/health/readiness's: the database
+	// answers); the health service answers NOT_SERVING while it fails. Nil:
+	// SERVING always.
+	Ready func(context.Context) error
+	// HealthInterval is how often a health Watch stream checks readiness
+	// again (2 s).
+	HealthInterval time.Duration
+	// Stopping closes when the server starts shutting down: health Watch
+	// streams end then (subscribeTopic streams end through the hub).
+	Stopping <-chan struct{}
 	// Now is the wall clock (time.Now): a query without a start time starts
 	// now.
 	Now     func() time.Time
@@ -64,6 +75,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxRequestBytes <= 0 {
 		o.MaxRequestBytes = 64 << 10
+	}
+	if o.HealthInterval <= 0 {
+		o.HealthInterval = 2 * time.Second
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -96,6 +110,8 @@ func New(reader app.Reader, o Options) http.Handler {
 			return connect.NewError(connect.CodeInternal, errors.New("internal error"))
 		}),
 	}
+	// The log line outermost: its duration covers the metrics' work too.
+	opts = append(opts, connect.WithInterceptors(logger{o.Log}))
 	if o.Metrics != nil {
 		opts = append(opts, connect.WithInterceptors(observer{o.Metrics}))
 	}
@@ -106,15 +122,15 @@ func New(reader app.Reader, o Options) http.Handler {
 	mux.Handle(mirrorpbconnect.ConsensusServiceSubscribeTopicProcedure, subscribe)
 	_, nodes := mirrorpbconnect.NewNetworkServiceHandler(network{}, opts...)
 	mux.Handle(mirrorpbconnect.NetworkServiceGetNodesProcedure, nodes)
-	_, health := grpchealth.NewHandler(grpchealth.NewStaticChecker(mirrorpbconnect.ConsensusServiceName), opts...)
-	mux.Handle("/"+grpchealth.HealthV1ServiceName+"/Check", health)
-	mux.Handle("/"+grpchealth.HealthV1ServiceName+"/Watch", health)
+	_, healthH := grpchealth.NewHandler(health{ready: o.Ready, interval: o.HealthInterval}, opts...)
+	mux.Handle("/"+grpchealth.HealthV1ServiceName+"/Check", healthH)
+	mux.Handle("/"+grpchealth.HealthV1ServiceName+"/Watch", endsAt(o.Stopping, healthH))
 	reflector := grpcreflect.NewStaticReflector(services[:3]...)
 	_, reflect := grpcreflect.NewHandlerV1(reflector, opts...)
 	mux.Handle("/"+grpcreflect.ReflectV1ServiceName+"/ServerReflectionInfo", reflect)
 	_, reflectAlpha := grpcreflect.NewHandlerV1Alpha(reflector, opts...)
 	mux.Handle("/"+grpcreflect.ReflectV1AlphaServiceName+"/ServerReflectionInfo", reflectAlpha)
-	mux.Handle("/", unknownMethod())
+	mux.Handle("/", unknownMethod(logger{o.Log}))
 	return corsOf(o.Origins).Handler(controlled(mux, o.WriteTimeout))
 }
 
@@ -136,15 +152,34 @@ func Is(r *http.Request) bool {
 
 // unknownMethod answers a path no service serves: UNIMPLEMENTED in the
 // request's protocol, or a plain 404 to what speaks none of them.
-func unknownMethod() http.Handler {
+func unknownMethod(log logger) http.Handler {
 	ew := connect.NewErrorWriter()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !ew.IsSupported(r) {
 			http.Error(w, "no such method: "+r.URL.Path, http.StatusNotFound)
 			return
 		}
-		_ = ew.Write(w, r, connect.NewError(connect.CodeUnimplemented, errors.New("unknown method "+r.URL.Path)))
+		// Logged as the calls connect handles are (logger), the path as
+		// the procedure.
+		start, id := time.Now(), requestID(r.Header)
+		w.Header().Set(observe.HeaderRequestID, id)
+		err := connect.NewError(connect.CodeUnimplemented, errors.New("unknown method "+r.URL.Path))
+		_ = ew.Write(w, r, err)
+		log.line(r.Context(), start, r.URL.Path, connect.Peer{Addr: r.RemoteAddr, Protocol: protocolOf(r)}, id, err)
 	})
+}
+
+// protocolOf is the protocol of a request connect's error writer supports,
+// in connect's spelling (connect.Peer.Protocol).
+func protocolOf(r *http.Request) string {
+	ct := r.Header.Get("Content-Type")
+	switch {
+	case strings.HasPrefix(ct, "application/grpc-web"):
+		return connect.ProtocolGRPCWeb
+	case strings.HasPrefix(ct, "application/grpc"):
+		return connect.ProtocolGRPC
+	}
+	return connect.ProtocolConnect
 }
 
 // corsOf lets browser pages of the allowed origins call the face: the

@@ -39,7 +39,12 @@ func NewLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 }
 
 // accessMessage is the message of the access log's lines (Middleware).
-const accessMessage = "request"
+const accessMessage = AccessMessage
+
+// AccessMessage is the message of every access log line, the faces served
+// outside Echo's chain (gRPC) included: the lines below warning level with
+// it go to the buffered access log.
+const AccessMessage = "request"
 
 // accessSplit sends the access log's lines below warning level to one
 // handler and every other line to another.

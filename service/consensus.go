@@ -19,8 +19,11 @@ func Consensus(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations) h
 		Origins:          cfg.WSOrigins(),
 		WriteTimeout:     cfg.LiveWriteTimeout,
 		MaxPerConnection: cfg.LiveMaxPerConnection,
-		Log:              log,
-		Metrics:          ops.grpc,
+		// The health service says what /health/readiness says.
+		Ready:    d.Ping,
+		Stopping: ops.stopping,
+		Log:      log,
+		Metrics:  ops.grpc,
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -45,11 +46,15 @@ type Operations struct {
 	grpc     *observe.GRPCMetrics
 	stopLive context.CancelFunc
 	liveDone chan struct{}
+	// stopping closes when the shutdown starts (EndStreams): the gRPC
+	// face's health Watch streams end then.
+	stopping     chan struct{}
+	stoppingOnce sync.Once
 }
 
 // NewOperations builds them as cfg says; Close releases them.
 func NewOperations(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) (*Operations, error) {
-	ops := &Operations{metrics: observe.NewMetrics()}
+	ops := &Operations{metrics: observe.NewMetrics(), stopping: make(chan struct{})}
 	ops.grpc = ops.metrics.GRPC()
 	ops.metrics.RegisterDBStats(d.Bun().DB.Stats)
 	ops.metrics.RegisterLayout(func() map[string]string { return d.Layout().Labels() }, db.FallbackReasons, d.Fallbacks().Count)
@@ -140,7 +145,10 @@ var liveRechecks = []time.Duration{10 * time.Millisecond, 30 * time.Millisecond,
 // EndStreams ends every subscription of both faces (GraphQL's complete,
 // gRPC's answer UNAVAILABLE so that the SDKs resubscribe) and closes every
 // WebSocket (httpserver.Run calls it at shutdown).
-func (o *Operations) EndStreams(ctx context.Context) error { return o.streams.Shutdown(ctx) }
+func (o *Operations) EndStreams(ctx context.Context) error {
+	o.stoppingOnce.Do(func() { close(o.stopping) })
+	return o.streams.Shutdown(ctx)
+}
 
 // Close stops the live poller and releases the cache store's connections.
 func (o *Operations) Close() {

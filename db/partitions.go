@@ -66,7 +66,7 @@ type partitioned struct {
 	transactions partitionSet
 
 	maps    sync.Map     // topic id (int64) → *topicMap
-	mapsLen atomic.Int64 // entries in maps, roughly
+	mapsLen atomic.Int64 // segments of the maps kept, roughly
 }
 
 // partitionsSQL lists a table's partitions with their bounds and storage.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -54,9 +55,14 @@ const (
 	mapTTL    = int64(10 * time.Minute)
 )
 
-// maxTopicMaps bounds the maps kept; past it they are forgotten all at once
-// (a map costs a statement to learn again).
-const maxTopicMaps = 100_000
+// maxMapSegments bounds the maps kept, in segments (a segment and its
+// window cost about 110 bytes): past it they are forgotten all at once (a
+// map costs a statement to learn again). The service's memory budget is
+// 64 MiB, its collector's soft limit 40 MiB (server.go): ten thousand maps of
+// sparse topics (a few hundred messages over thirty partitions each) held
+// some 50 MiB, and the collector then ran without pause, half the service's
+// CPU. This bound keeps them near 10 MiB.
+const maxMapSegments = 100_000
 
 // lookupSQL: the topic's rows of topic_message_lookup (its primary key).
 const lookupSQL = "SELECT partition, lower(sequence_number_range), upper(sequence_number_range), " +
@@ -71,7 +77,7 @@ func (d *DB) topicMapOf(ctx context.Context, p *partitioned, topic int64) (*topi
 	if err != nil {
 		return nil, err
 	}
-	if p.mapsLen.Add(1) > maxTopicMaps {
+	if p.mapsLen.Add(int64(len(m.segs)+1)) > maxMapSegments {
 		p.maps.Clear()
 		p.mapsLen.Store(0)
 	}
@@ -132,7 +138,8 @@ func (d *DB) learnTopicMap(ctx context.Context, p *partitioned, topic int64) (*t
 		}
 	}
 	sort.Slice(segs, func(i, j int) bool { return segs[i].seqLo < segs[j].seqLo })
-	return &topicMap{segs: segs, learned: learned, lookup: lookup}, nil
+	// a copy exactly as long as it is: maps are kept for minutes
+	return &topicMap{segs: slices.Clip(append([]segment(nil), segs...)), learned: learned, lookup: lookup}, nil
 }
 
 // probeChunk is how many partitions one probe statement reads.
@@ -183,7 +190,8 @@ func (m *topicMap) windowsAt(p *partitioned, now int64) []window {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.ws == nil || now >= m.wsUntil {
-		m.ws, m.wsUntil = m.windows(p, now)
+		ws, until := m.windows(p, now)
+		m.ws, m.wsUntil = append([]window(nil), ws...), until // kept: no spare capacity
 	}
 	return m.ws
 }

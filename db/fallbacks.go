@@ -7,40 +7,24 @@ import "sync/atomic"
 // reason, and the catalogs read again because the database changed under
 // them. The service exports them as mirrorql_db_partition_fallbacks_total.
 type Fallbacks struct {
-	head, gap, span, tail, empty, stale atomic.Int64
+	n [whyStale + 1]atomic.Int64
 }
 
 // FallbackReasons are the reasons counted, in a fixed order.
-var FallbackReasons = []string{whyHead, whyGap, whySpan, whyTail, whyEmpty, "stale"}
+var FallbackReasons = []string{whyHead.String(), whyGap.String(), whySpan.String(), whyTail.String(), whyEmpty.String(), whyStale.String()}
 
-func (f *Fallbacks) counter(reason string) *atomic.Int64 {
-	switch reason {
-	case whyHead:
-		return &f.head
-	case whyGap:
-		return &f.gap
-	case whySpan:
-		return &f.span
-	case whyTail:
-		return &f.tail
-	case whyEmpty:
-		return &f.empty
-	case "stale":
-		return &f.stale
-	}
-	return nil
-}
-
-func (f *Fallbacks) add(reason string, n int64) {
-	if c := f.counter(reason); c != nil {
-		c.Add(n)
+func (f *Fallbacks) add(reason why, n int64) {
+	if reason != whyNone {
+		f.n[reason].Add(n)
 	}
 }
 
 // Count is how many reads fell back for reason.
 func (f *Fallbacks) Count(reason string) int64 {
-	if c := f.counter(reason); c != nil {
-		return c.Load()
+	for w := whyTail; w <= whyStale; w++ {
+		if w.String() == reason {
+			return f.n[w].Load()
+		}
 	}
 	return 0
 }

@@ -79,8 +79,8 @@ func TestWindows(t *testing.T) {
 		return segment{part: part, seqLo: seqLo, seqHi: seqHi, tsLo: lo + 1, tsHi: lo + 3}
 	}
 	type win struct {
-		part         int
-		why          string
+		part         int32
+		why          why
 		seqLo, seqHi int64
 	}
 	cases := []struct {
@@ -91,23 +91,23 @@ func TestWindows(t *testing.T) {
 		wantTo int64
 	}{
 		{"lookup, contiguous", topicMap{lookup: true, learned: 65, segs: []segment{seg(1, 1, 5), seg(3, 5, 9)}}, 65,
-			[]win{{1, "", math.MinInt64, 5}, {3, "", 5, math.MaxInt64}, {6, "", 9, math.MaxInt64}}, 70},
+			[]win{{1, whyNone, math.MinInt64, 5}, {3, whyNone, 5, math.MaxInt64}, {6, whyNone, 9, math.MaxInt64}}, 70},
 		{"lookup, missing row between", topicMap{lookup: true, learned: 65, segs: []segment{seg(1, 1, 5), seg(4, 9, 12)}}, 65,
-			[]win{{1, "", math.MinInt64, 9}, {-1, whyGap, 5, 9}, {4, "", 5, math.MaxInt64}, {6, "", 12, math.MaxInt64}}, 70},
+			[]win{{1, whyNone, math.MinInt64, 9}, {-1, whyGap, 5, 9}, {4, whyNone, 5, math.MaxInt64}, {6, whyNone, 12, math.MaxInt64}}, 70},
 		{"lookup, not from 1", topicMap{lookup: true, learned: 65, segs: []segment{seg(2, 4, 5)}}, 65,
-			[]win{{-1, whyHead, math.MinInt64, 4}, {2, "", math.MinInt64, math.MaxInt64}, {6, "", 5, math.MaxInt64}}, 70},
+			[]win{{-1, whyHead, math.MinInt64, 4}, {2, whyNone, math.MinInt64, math.MaxInt64}, {6, whyNone, 5, math.MaxInt64}}, 70},
 		{"lookup, nothing", topicMap{lookup: true, learned: 65}, 65,
 			[]win{{-1, whyEmpty, math.MinInt64, math.MaxInt64}}, math.MaxInt64},
 		{"learned, gaps are known empty", topicMap{learned: 65, segs: []segment{seg(1, 1, 5), seg(4, 9, 12)}}, 65,
-			[]win{{1, "", math.MinInt64, 9}, {4, "", 5, math.MaxInt64}, {6, "", 12, math.MaxInt64}}, 70},
+			[]win{{1, whyNone, math.MinInt64, 9}, {4, whyNone, 5, math.MaxInt64}, {6, whyNone, 12, math.MaxInt64}}, 70},
 		{"learned, nothing: the tail alone", topicMap{learned: 65}, 65,
-			[]win{{6, "", math.MinInt64, math.MaxInt64}}, 70},
+			[]win{{6, whyNone, math.MinInt64, math.MaxInt64}}, 70},
 		{"a later partition becomes current", topicMap{learned: 65}, 75,
-			[]win{{6, "", math.MinInt64, math.MaxInt64}, {7, "", math.MinInt64, math.MaxInt64}}, 80},
+			[]win{{6, whyNone, math.MinInt64, math.MaxInt64}, {7, whyNone, math.MinInt64, math.MaxInt64}}, 80},
 		{"segment in the tail", topicMap{lookup: true, learned: 65, segs: []segment{seg(1, 1, 5), seg(6, 5, 9)}}, 65,
-			[]win{{1, "", math.MinInt64, 5}, {6, "", 5, math.MaxInt64}}, 70},
+			[]win{{1, whyNone, math.MinInt64, 5}, {6, whyNone, 5, math.MaxInt64}}, 70},
 		{"detached partition's segment", topicMap{lookup: true, learned: 65, segs: []segment{{part: -1, seqLo: 1, seqHi: 5}, seg(2, 5, 9)}}, 65,
-			[]win{{-1, whyHead, math.MinInt64, 5}, {2, "", math.MinInt64, math.MaxInt64}, {6, "", 9, math.MaxInt64}}, 70},
+			[]win{{-1, whyHead, math.MinInt64, 5}, {2, whyNone, math.MinInt64, math.MaxInt64}, {6, whyNone, 9, math.MaxInt64}}, 70},
 	}
 	for i := range cases {
 		c := &cases[i]

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -34,13 +33,15 @@ type segment struct {
 	tsLo, tsHi   int64
 }
 
-// topicMap is one topic's segments, in sequence order, as learned at a time.
+// topicMap is one topic's segments, in sequence order, as learned at a
+// time, and the windows they make. A kept map holds its windows alone
+// (segs is dropped once they are computed): they are good until wsUntil,
+// when a partition becomes current, and the map is learned again then.
 type topicMap struct {
 	segs    []segment
 	learned int64 // when, in Unix nanoseconds
 	lookup  bool  // learned from topic_message_lookup, which may lack rows
 
-	mu      sync.Mutex
 	ws      []window // the windows, until wsUntil (a partition becomes current then)
 	wsUntil int64
 }
@@ -55,14 +56,17 @@ const (
 	mapTTL    = int64(10 * time.Minute)
 )
 
-// maxMapSegments bounds the maps kept, in segments (a segment and its
-// window cost about 110 bytes): past it they are forgotten all at once (a
-// map costs a statement to learn again). The service's memory budget is
+// maxMapWindows bounds the maps kept, in windows (48 bytes each, without
+// pointers, so the collector does not walk them): past it they are
+// forgotten all at once (a map costs a statement to learn again, about as
+// much as a sparse topic's page itself). The service's memory budget is
 // 64 MiB, its collector's soft limit 40 MiB (server.go): ten thousand maps of
-// sparse topics (a few hundred messages over thirty partitions each) held
-// some 50 MiB, and the collector then ran without pause, half the service's
-// CPU. This bound keeps them near 10 MiB.
-const maxMapSegments = 100_000
+// sparse topics (a few hundred messages over thirty partitions each), kept
+// as segments and windows with a string each, held some 50 MiB, and the
+// collector then ran without pause, half the service's CPU; bounded to a
+// third of those topics, most requests learned a map again. Windows alone
+// and flat, 360,000 of them are 16.5 MiB: ten thousand such topics.
+const maxMapWindows = 360_000
 
 // lookupSQL: the topic's rows of topic_message_lookup (its primary key).
 const lookupSQL = "SELECT partition, lower(sequence_number_range), upper(sequence_number_range), " +
@@ -70,14 +74,19 @@ const lookupSQL = "SELECT partition, lower(sequence_number_range), upper(sequenc
 
 // topicMapOf is the map of topic, learned on first use.
 func (d *DB) topicMapOf(ctx context.Context, p *partitioned, topic int64) (*topicMap, error) {
-	if m, ok := p.maps.Load(topic); ok && time.Now().UnixNano()-m.(*topicMap).learned < mapTTL {
-		return m.(*topicMap), nil
+	now := time.Now().UnixNano()
+	if v, ok := p.maps.Load(topic); ok {
+		if m := v.(*topicMap); now-m.learned < mapTTL && now < m.wsUntil {
+			return m, nil
+		}
 	}
 	m, err := d.learnTopicMap(ctx, p, topic)
 	if err != nil {
 		return nil, err
 	}
-	if p.mapsLen.Add(int64(len(m.segs)+1)) > maxMapSegments {
+	m.ws, m.wsUntil = m.windows(p, now)
+	m.ws, m.segs = slices.Clip(m.ws), nil // kept for minutes: no spare capacity
+	if p.mapsLen.Add(int64(len(m.ws)+1)) > maxMapWindows {
 		p.maps.Clear()
 		p.mapsLen.Store(0)
 	}
@@ -168,32 +177,44 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // [lo, hi) (part < 0) where the map cannot name the partitions. The topic's
 // messages in it have sequence numbers in [seqLo, seqHi).
 type window struct {
-	part         int
+	part         int32
+	why          why   // for a parent window: what the map could not vouch for
+	rows         int32 // how many of the topic's messages its segments hold (at most MaxInt32); -1 unknown
 	lo, hi       int64
 	seqLo, seqHi int64
-	why          string // for a parent window: what the map could not vouch for
-	rows         int64  // how many of the topic's messages its segments hold; -1 unknown
 }
 
-// Reasons a window reads the parent table.
+// why is a reason a window reads the parent table.
+type why uint8
+
 const (
-	whyTail  = "tail"  // past the newest segment: the newest messages, or a lookup that lags
-	whyHead  = "head"  // before the oldest segment, which does not start at sequence number 1
-	whyGap   = "gap"   // between two segments whose sequence numbers do not meet (a missing lookup row)
-	whySpan  = "span"  // a segment whose timestamps span partitions
-	whyEmpty = "empty" // a topic with no segment at all
+	whyNone  why = iota
+	whyTail      // past the newest segment: the newest messages, or a lookup that lags
+	whyHead      // before the oldest segment, which does not start at sequence number 1
+	whyGap       // between two segments whose sequence numbers do not meet (a missing lookup row)
+	whySpan      // a segment whose timestamps span partitions
+	whyEmpty     // a topic with no segment at all
+	whyStale     // not a window's: a catalog read again because the database changed under it
 )
 
-// windowsAt are the windows of the map at time now, computed once until a
-// partition becomes current.
+// String is the reason as the fallback counter's label.
+func (w why) String() string {
+	return [...]string{"", "tail", "head", "gap", "span", "empty", "stale"}[w]
+}
+
+// rowCount is a window's count of rows, saturated: pages need to know only
+// whether a window holds fewer rows than they ask for.
+func rowCount(n int64) int32 { return int32(min(n, math.MaxInt32)) } //nolint:gosec // bounded
+
+// windowsAt are the windows of the map at time now: those computed when
+// a kept map was learned (topicMapOf learns it again once they are out of
+// date), else computed from its segments.
 func (m *topicMap) windowsAt(p *partitioned, now int64) []window {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.ws == nil || now >= m.wsUntil {
-		ws, until := m.windows(p, now)
-		m.ws, m.wsUntil = append([]window(nil), ws...), until // kept: no spare capacity
+	if m.segs == nil {
+		return m.ws
 	}
-	return m.ws
+	ws, _ := m.windows(p, now)
+	return ws
 }
 
 // windows covers consensus time for the topic, in order, each partition at
@@ -273,7 +294,7 @@ func (m *topicMap) windows(p *partitioned, now int64) (out []window, until int64
 		if i+1 < len(groups) {
 			above = groups[i+1].seqLo
 		}
-		w := window{part: g.first, lo: parts[g.first].lo, hi: parts[g.last].hi, seqLo: below, seqHi: above, rows: g.rows}
+		w := window{part: int32(g.first), lo: parts[g.first].lo, hi: parts[g.last].hi, seqLo: below, seqHi: above, rows: rowCount(g.rows)} //nolint:gosec // a partition index
 		if g.first != g.last {
 			w.part, w.why = -1, whySpan
 		}
@@ -292,7 +313,7 @@ func (m *topicMap) windows(p *partitioned, now int64) (out []window, until int64
 			until = min(until, parts[i].lo)
 			continue
 		}
-		w := window{part: i, lo: parts[i].lo, hi: parts[i].hi, seqLo: below, seqHi: math.MaxInt64, rows: -1}
+		w := window{part: int32(i), lo: parts[i].lo, hi: parts[i].hi, seqLo: below, seqHi: math.MaxInt64, rows: -1}
 		if p.layout.Citus {
 			// A Citus coordinator does not know its partitions' sizes:
 			// one bounded read of the whole tail, routed by Citus.

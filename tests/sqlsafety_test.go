@@ -84,11 +84,11 @@ var sqlSinks = map[string]bool{"query": true, "queryPlanned": true, "run": true,
 // sqlHelpers are query-layer functions that build SQL text in ways rule 3
 // cannot follow (byte slices, cached texts), safe when their string
 // arguments are. The v2 layout's statements (sliceSQL, byTimestampV2SQL,
-// submitTopicV2SQL, runSQL, bySequenceBatchSQL, activityWindowSQL, activityRunSQL, probeSQL) name partitions: they take the partitions
+// submitTopicV2SQL, runSQL, bySequenceBatchSQL, activityRunSQL, probeSQL) name partitions: they take the partitions
 // themselves, whose names come from pg_catalog and are quoted by
 // pgx.Identifier when the catalog is read (TestPartitionNamesQuoted).
 var sqlHelpers = map[string]bool{"prefixed": true, "sliceSQL": true, "byTimestampV2SQL": true,
-	"activityWindowSQL": true, "probeSQL": true, "submitTopicV2SQL": true, "runSQL": true, "activityRunSQL": true,
+	"probeSQL": true, "submitTopicV2SQL": true, "runSQL": true, "activityRunSQL": true,
 	"bySequenceBatchSQL": true, "bySequenceTopicSQL": true, "bySequenceOneSQL": true, "livePollNamedSQL": true}
 
 // TestPartitionNamesQuoted: the one place a partition's name is made is

@@ -82,11 +82,13 @@ soak: build ## soak benchmark (SOAK_DURATION, default 10m; not in `make test`): 
 # (the poller alone, then with the Redis wake-up when 127.0.0.1:6379
 # answers), fan-out to 1,000 subscribers, poll statements at 1 and 1,000
 # subscribers, memory per idle subscription at 1,000 and 5,000, then the gRPC
-# face: its latency beside a WebSocket's on the same topic and 1,000 gRPC
-# subscribers (-live-grpc=false leaves it out). Figures into
+# face: its latency beside a WebSocket's on the same topic, memory per idle
+# gRPC stream at 1,000 and 5,000, 1,000 gRPC subscribers, and poll
+# statements at 1 and at 1,000 subscribers split across both faces
+# (-live-grpc=false leaves it out). Figures into
 # the live section of BENCHMARKS.md. LIVEFLAGS passes flags through (the
 # -live-* flags of go run ./bench/cmd/bench -h).
-bench-live: build ## live subscriptions benchmark (~4 min, not in `make test`): figures into BENCHMARKS.md
+bench-live: build ## live subscriptions benchmark (~6 min, not in `make test`): figures into BENCHMARKS.md
 	$(GO) run ./bench/cmd/bench -bin $(BIN) -live $(LIVEFLAGS)
 
 # Not part of `make test` (nor CI): the mainnet-shaped benchmark. Loads, or

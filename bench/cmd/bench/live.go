@@ -14,7 +14,9 @@ package main
 //  4. memory per idle subscription at 1,000 and 5,000, one and ten per
 //     connection, each in a fresh service;
 //  5. the SDKs' gRPC face (livegrpc.go): latency beside a WebSocket on the
-//     same topic, and 1,000 gRPC subscribers.
+//     same topic, memory per idle gRPC stream at 1,000 and 5,000, 1,000
+//     gRPC subscribers, and poll statements at 1 and at 1,000 subscribers
+//     split across both faces.
 //
 // The goals go into BENCHMARKS.md between the live markers, the whole
 // report into bench/results/live.md (publish).
@@ -75,10 +77,10 @@ func registerLiveFlags() *liveFlags {
 	flag.Float64Var(&l.fanRate, "live-fanout-rate", 20, "messages/s of the fan-out phase (and of the 1-subscriber window with writes)")
 	flag.DurationVar(&l.fanDuration, "live-fanout-duration", 30*time.Second, "length of the fan-out phase")
 	flag.DurationVar(&l.window, "live-window", 20*time.Second, "length of each poll-counting window")
-	flag.StringVar(&l.idle, "live-idle", "1000,5000", "idle subscription counts of the memory phase")
+	flag.StringVar(&l.idle, "live-idle", "1000,5000", "idle subscription counts of the memory phase (and idle gRPC stream counts of part 5)")
 	flag.IntVar(&l.sources, "live-sources", 1, "source addresses 127.0.0.1 … 127.0.0.N of the clients' connections (for many more connections than ephemeral ports)")
 	flag.BoolVar(&l.profile, "live-profile", true, "take a CPU profile of the service during the fan-out (MIRRORQL_PPROF_LISTEN)")
-	flag.BoolVar(&l.grpc, "live-grpc", true, "part 5: gRPC subscribers (ConsensusService) beside a WebSocket's latency, and their fan-out")
+	flag.BoolVar(&l.grpc, "live-grpc", true, "part 5: gRPC subscribers (ConsensusService) beside a WebSocket's latency, idle gRPC streams, their fan-out, and the fan-out split across both faces")
 	flag.BoolVar(&l.grpcOnly, "live-grpc-only", false, "part 5 alone (its report is not published into BENCHMARKS.md)")
 	return l
 }
@@ -132,6 +134,18 @@ func runLive(ctx context.Context, f flags) error {
 	}
 	if lf.fanPerConn < 1 || lf.fanSubs < lf.fanPerConn || lf.fanSubs%lf.fanPerConn != 0 {
 		return fmt.Errorf("-live-fanout %d must be a multiple of -live-per-conn %d", lf.fanSubs, lf.fanPerConn)
+	}
+	if lf.grpc || lf.grpcOnly {
+		// Part 5 splits the fan-out across both faces, whole connections
+		// each, and opens the idle gRPC streams in whole connections.
+		if lf.fanSubs%(2*lf.fanPerConn) != 0 {
+			return fmt.Errorf("-live-fanout %d must be a multiple of 2 × -live-per-conn %d (part 5 splits it across both faces)", lf.fanSubs, lf.fanPerConn)
+		}
+		for _, n := range idle {
+			if n%lf.fanPerConn != 0 {
+				return fmt.Errorf("-live-idle %d must be a multiple of -live-per-conn %d (part 5's idle gRPC streams)", n, lf.fanPerConn)
+			}
+		}
 	}
 	rep := &liveReport{started: started.UTC(), flags: *lf, pool: f.pool, env: f.serviceEnv, idleCounts: idle, fanGCShare: -1,
 		command: "go run ./bench/cmd/bench " + strings.Join(os.Args[1:], " ")}
@@ -200,7 +214,7 @@ func runLive(ctx context.Context, f flags) error {
 	cancel()
 
 	if lf.grpcOnly {
-		if err := r.grpcPhase(topicNum); err != nil {
+		if err := r.grpcPhase(topicNum, idle); err != nil {
 			return err
 		}
 		fmt.Printf("load average at the start %s, at the end %s; %v\n\n", rep.loadAvg, loadAvg(), time.Since(started).Round(time.Second))
@@ -221,7 +235,7 @@ func runLive(ctx context.Context, f flags) error {
 		}
 	}
 	if lf.grpc {
-		if err := r.grpcPhase(topicNum); err != nil {
+		if err := r.grpcPhase(topicNum, idle); err != nil {
 			return err
 		}
 	}

@@ -423,15 +423,13 @@ func (r *liveReport) checks() []liveCheck {
 		if one == nil || many == nil {
 			continue
 		}
-		a, b := one.pollsPerSec(), many.pollsPerSec()
 		what := "no writes"
 		if rate > 0 {
 			what = fmt.Sprintf("%g messages/s", rate)
 		}
-		// A window counts whole polls: one poll is its resolution.
-		slack := pollRateTolerance*a + 1/min(one.elapsed.Seconds(), many.elapsed.Seconds())
+		ok, judged := pollsEqual(*one, *many)
 		cs = append(cs, liveCheck{goal: fmt.Sprintf("poll statements/s equal at 1 and %s subscribers (± %.0f %% and one poll), %s", thousands(int64(r.flags.fanSubs)), pollRateTolerance*100, what),
-			measured: fmt.Sprintf("%.3f and %.3f", a, b), ok: math.Abs(b-a) <= slack, judged: a > 0})
+			measured: fmt.Sprintf("%.3f and %.3f", one.pollsPerSec(), many.pollsPerSec()), ok: ok, judged: judged})
 	}
 	var rest memSample
 	for _, m := range r.memory {
@@ -450,6 +448,27 @@ func (r *liveReport) checks() []liveCheck {
 		cs = append(cs, r.grpc.checks()...)
 	}
 	return cs
+}
+
+// pollsEqual: many's poll statements/s are one's, within
+// pollRateTolerance of one's and one poll (a window counts whole polls: one
+// poll is its resolution); judged when one polled at all.
+func pollsEqual(one, many pollWindow) (ok, judged bool) {
+	a, b := one.pollsPerSec(), many.pollsPerSec()
+	slack := pollRateTolerance*a + 1/min(one.elapsed.Seconds(), many.elapsed.Seconds())
+	return math.Abs(b-a) <= slack, a > 0
+}
+
+// pollCells are a poll window's cells after its first column: writes,
+// window s, poll statements, per s, mean statement ms, PostgreSQL commits
+// per s (the writer's excluded), service CPU %.
+func pollCells(w pollWindow) string {
+	what := "none"
+	if w.rate > 0 {
+		what = fmt.Sprintf("%d at %g/s", w.writes, w.rate)
+	}
+	return fmt.Sprintf("%s | %.1f | %.0f | %.3f | %.2f | %.2f | %.1f", what, w.elapsed.Seconds(), w.polls,
+		w.pollsPerSec(), w.meanPoll()*1000, w.pgPerSec(), w.cpuShare()*100)
 }
 
 // thousands writes 20000 as 20,000.
@@ -633,12 +652,7 @@ func (r *liveReport) markdown() string {
 	p("| subscriptions | writes | window s | poll statements | per s | mean statement ms | PostgreSQL commits per s, writer's excluded | service CPU %% |")
 	p("|---:|---|---:|---:|---:|---:|---:|---:|")
 	for _, w := range r.polls {
-		what := "none"
-		if w.rate > 0 {
-			what = fmt.Sprintf("%d at %g/s", w.writes, w.rate)
-		}
-		p("| %s | %s | %.1f | %.0f | %.3f | %.2f | %.2f | %.1f |", thousands(int64(w.subs)), what, w.elapsed.Seconds(), w.polls,
-			w.pollsPerSec(), w.meanPoll()*1000, w.pgPerSec(), w.cpuShare()*100)
+		p("| %s | %s |", thousands(int64(w.subs)), pollCells(w))
 	}
 	p("")
 	p("Poll statements are the service's own count (`mirrorql_live_poll_duration_seconds_count`, delta over the")

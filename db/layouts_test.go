@@ -379,3 +379,20 @@ func TestV2LivePollByName(t *testing.T) {
 		}
 	}
 }
+
+// TestTopicMapBytes: what the service adds to its soft memory limit
+// (server.go) grows with the maps the v2 layout keeps, and is nothing on v1.
+func TestTopicMapBytes(t *testing.T) {
+	t.Parallel()
+	f := newV2Fixture(t, 11)
+	if n := f.v2.TopicMapBytes(); n != 0 {
+		t.Errorf("before any read: %d bytes", n)
+	}
+	f.same(t, 20)
+	if n := f.v2.TopicMapBytes(); n <= 0 || n > 1<<20 {
+		t.Errorf("after reading %d topics: %d bytes", len(f.topics), n)
+	}
+	if n := f.ref.TopicMapBytes(); n != 0 {
+		t.Errorf("read as v1: %d bytes", n)
+	}
+}

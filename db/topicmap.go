@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -92,6 +93,16 @@ func (d *DB) topicMapOf(ctx context.Context, p *partitioned, topic int64) (*topi
 	}
 	p.maps.Store(topic, m)
 	return m, nil
+}
+
+// TopicMapBytes is about what the kept topic maps hold (0 on v1): their
+// windows, and as much again for each map.
+func (d *DB) TopicMapBytes() int64 {
+	p := d.v2()
+	if p == nil {
+		return 0
+	}
+	return p.mapsLen.Load() * int64(unsafe.Sizeof(window{}))
 }
 
 // forget drops the topic's map: its tail held messages, so it is behind.

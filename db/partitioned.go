@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -151,12 +150,11 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f MessageFilter) (
 	case len(f.SequenceNumber) == 0:
 		shape = shapeTimestamp
 	}
-	tm, err := d.topicMapOf(ctx, p, int64(f.TopicID))
+	ws, err := d.topicWindows(ctx, p, int64(f.TopicID))
 	if err != nil {
 		return nil, err
 	}
 	parts := p.messages.parts
-	ws := tm.windowsAt(p, time.Now().UnixNano())
 	desc := f.Order == model.Desc
 	out := make([]model.TopicMessage, 0, min(f.Limit, 128))
 	checked := len(ws) == 1 && ws[0].why == whyEmpty // one window over everything needs no map to be right
@@ -400,13 +398,13 @@ func (d *DB) messageBySequenceV2(ctx context.Context, p *partitioned, topic mode
 // sequence number: the index of the one window by name that can hold it,
 // -1 when none or several can.
 func (d *DB) partitionOfSequence(ctx context.Context, p *partitioned, topic model.EntityID, seq int64) (int, error) {
-	tm, err := d.topicMapOf(ctx, p, int64(topic))
+	ws, err := d.topicWindows(ctx, p, int64(topic))
 	if err != nil {
 		return -1, err
 	}
 	part, n := -1, 0
 	r := model.Range{Lo: seq, Hi: seq}
-	for _, w := range tm.windowsAt(p, time.Now().UnixNano()) {
+	for _, w := range ws {
 		if w.overlaps(r, model.Range{Lo: math.MinInt64, Hi: math.MaxInt64}) {
 			part, n = int(w.part), n+1
 		}
@@ -624,7 +622,7 @@ func (d *DB) activityV2(ctx context.Context, p *partitioned, topic model.EntityI
 }
 
 func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
-	tm, err := d.topicMapOf(ctx, p, int64(topic))
+	ws, err := d.topicWindows(ctx, p, int64(topic))
 	if err != nil {
 		return nil, err
 	}
@@ -632,7 +630,6 @@ func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.En
 	for i := range firsts {
 		firsts[i] = -1
 	}
-	ws := tm.windowsAt(p, time.Now().UnixNano())
 	// Each boundary is asked of the window that holds it (the first that
 	// ends after it), all boundaries in one statement. A boundary its
 	// window has no message after is asked of the next window in the next

@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -65,8 +63,7 @@ type partitioned struct {
 	messages     partitionSet
 	transactions partitionSet
 
-	maps    sync.Map     // topic id (int64) → *topicMap
-	mapsLen atomic.Int64 // segments of the maps kept, roughly
+	maps mapStore // each topic's windows (topicmap.go)
 }
 
 // partitionsSQL lists a table's partitions with their bounds and storage.

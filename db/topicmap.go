@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -35,16 +33,12 @@ type segment struct {
 }
 
 // topicMap is one topic's segments, in sequence order, as learned at a
-// time, and the windows they make. A kept map holds its windows alone
-// (segs is dropped once they are computed): they are good until wsUntil,
-// when a partition becomes current, and the map is learned again then.
+// time. What is kept is the windows they make (mapStore), good until a
+// partition becomes current, when the map is learned again.
 type topicMap struct {
 	segs    []segment
 	learned int64 // when, in Unix nanoseconds
 	lookup  bool  // learned from topic_message_lookup, which may lack rows
-
-	ws      []window // the windows, until wsUntil (a partition becomes current then)
-	wsUntil int64
 }
 
 // Timing of the maps. A map vouches for the messages written before it was
@@ -58,7 +52,7 @@ const (
 )
 
 // maxMapWindows bounds the maps kept, in windows (48 bytes each, without
-// pointers, so the collector does not walk them): past it they are
+// pointers, in mapStore's slabs, so the collector does not walk them): past it they are
 // forgotten all at once (a map costs a statement to learn again, about as
 // much as a sparse topic's page itself). The service's memory budget is
 // 64 MiB, its collector's soft limit 40 MiB (server.go): ten thousand maps of
@@ -73,40 +67,32 @@ const maxMapWindows = 360_000
 const lookupSQL = "SELECT partition, lower(sequence_number_range), upper(sequence_number_range), " +
 	"lower(timestamp_range), upper(timestamp_range) FROM topic_message_lookup WHERE topic_id = $1"
 
-// topicMapOf is the map of topic, learned on first use.
-func (d *DB) topicMapOf(ctx context.Context, p *partitioned, topic int64) (*topicMap, error) {
+// topicWindows are the windows of the topic's map, learned on first use
+// and again once out of date.
+func (d *DB) topicWindows(ctx context.Context, p *partitioned, topic int64) ([]window, error) {
 	now := time.Now().UnixNano()
-	if v, ok := p.maps.Load(topic); ok {
-		if m := v.(*topicMap); now-m.learned < mapTTL && now < m.wsUntil {
-			return m, nil
-		}
+	if ws, ok := p.maps.get(topic, now); ok {
+		return ws, nil
 	}
 	m, err := d.learnTopicMap(ctx, p, topic)
 	if err != nil {
 		return nil, err
 	}
-	m.ws, m.wsUntil = m.windows(p, now)
-	m.ws, m.segs = slices.Clip(m.ws), nil // kept for minutes: no spare capacity
-	if p.mapsLen.Add(int64(len(m.ws)+1)) > maxMapWindows {
-		p.maps.Clear()
-		p.mapsLen.Store(0)
-	}
-	p.maps.Store(topic, m)
-	return m, nil
+	ws, until := m.windows(p, now)
+	return p.maps.put(topic, ws, m.learned, until), nil
 }
 
-// TopicMapBytes is about what the kept topic maps hold (0 on v1): their
-// windows, and as much again for each map.
+// TopicMapBytes is about what the kept topic maps hold (0 on v1).
 func (d *DB) TopicMapBytes() int64 {
 	p := d.v2()
 	if p == nil {
 		return 0
 	}
-	return p.mapsLen.Load() * int64(unsafe.Sizeof(window{}))
+	return p.maps.bytes()
 }
 
 // forget drops the topic's map: its tail held messages, so it is behind.
-func (p *partitioned) forget(topic int64) { p.maps.Delete(topic) }
+func (p *partitioned) forget(topic int64) { p.maps.forget(topic) }
 
 // learnTopicMap reads the topic's map from the lookup or the partitions.
 func (d *DB) learnTopicMap(ctx context.Context, p *partitioned, topic int64) (*topicMap, error) {
@@ -158,8 +144,7 @@ func (d *DB) learnTopicMap(ctx context.Context, p *partitioned, topic int64) (*t
 		}
 	}
 	sort.Slice(segs, func(i, j int) bool { return segs[i].seqLo < segs[j].seqLo })
-	// a copy exactly as long as it is: maps are kept for minutes
-	return &topicMap{segs: slices.Clip(append([]segment(nil), segs...)), learned: learned, lookup: lookup}, nil
+	return &topicMap{segs: segs, learned: learned, lookup: lookup}, nil
 }
 
 // probeChunk is how many partitions one probe statement reads.
@@ -216,17 +201,6 @@ func (w why) String() string {
 // rowCount is a window's count of rows, saturated: pages need to know only
 // whether a window holds fewer rows than they ask for.
 func rowCount(n int64) int32 { return int32(min(n, math.MaxInt32)) } //nolint:gosec // bounded
-
-// windowsAt are the windows of the map at time now: those computed when
-// a kept map was learned (topicMapOf learns it again once they are out of
-// date), else computed from its segments.
-func (m *topicMap) windowsAt(p *partitioned, now int64) []window {
-	if m.segs == nil {
-		return m.ws
-	}
-	ws, _ := m.windows(p, now)
-	return ws
-}
 
 // windows covers consensus time for the topic, in order, each partition at
 // most once: the partitions of its segments by name; the partitions of the

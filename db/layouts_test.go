@@ -396,3 +396,46 @@ func TestTopicMapBytes(t *testing.T) {
 		t.Errorf("read as v1: %d bytes", n)
 	}
 }
+
+// TestV2RunAfterReset: a sparse topic's page read as a run of windows
+// (runSQL) after a reset that moved its messages to other partitions finds
+// out, as a read by name does, that its map is stale, and answers as v1.
+func TestV2RunAfterReset(t *testing.T) {
+	t.Parallel()
+	f := newV2Fixture(t, 21)
+	ctx := context.Background()
+	page := db.MessageFilter{TopicID: 1001, SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: 1}}, Limit: 25}
+	if _, err := f.v2.MessagesOfTopic(ctx, page); err != nil { // learn 1001's map
+		t.Fatal(err)
+	}
+	// The reset: everything truncated, then topic 1001's messages at the
+	// times topic 1000's were (400 of them, in other partitions).
+	stamps := make([]string, 0, 400)
+	for _, ts := range f.stamps[:400] {
+		stamps = append(stamps, fmt.Sprint(int64(ts)))
+	}
+	if _, err := f.b.ExecContext(ctx, "truncate topic_message, transaction, topic_message_lookup"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.b.ExecContext(ctx, "insert into topic_message (consensus_timestamp, message, running_hash, "+
+		"sequence_number, running_hash_version, payer_account_id, valid_start_timestamp, topic_id) "+
+		"select ts, convert_to('r' || s, 'UTF8'), '\\x01', s, 3, 2, ts - 1, 1001 "+
+		"from unnest(?::bigint[]) with ordinality as u(ts, s)", "{"+strings.Join(stamps, ",")+"}"); err != nil {
+		t.Fatal(err)
+	}
+	stale := f.v2.Fallbacks().Count("stale")
+	got, err := f.v2.MessagesOfTopic(ctx, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := f.ref.MessagesOfTopic(ctx, page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("after the reset (-v1 +v2):\n%s", d)
+	}
+	if f.v2.Fallbacks().Count("stale") == stale {
+		t.Error("the stale map was not found out")
+	}
+}

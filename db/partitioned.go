@@ -192,14 +192,14 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f MessageFilter) (
 		case run > 1:
 			// Several windows too small to fill the page alone (a sparse
 			// topic): one statement for them all (runSQL).
-			before := len(out)
-			if out, err = d.pageRun(ctx, todo[:run], shape, desc, args, out); err != nil {
+			var found bool
+			if out, found, err = d.pageRun(ctx, todo[:run], parts, shape, desc, args, out); err != nil {
 				return nil, err
 			}
 			if len(out) > f.Limit {
 				out = out[:f.Limit]
 			}
-			checked = checked || len(out) > before
+			checked = checked || found
 			todo = todo[run:]
 			continue
 		case w.part >= 0:
@@ -263,10 +263,14 @@ var runTexts sync.Map // runKey → string
 // plan (setGenericPlans) prunes at executor start (Subplans Removed): a run
 // over seven partitions opens those seven. Measured against a statement
 // per partition pipelined (the shape before, with its catalog check each):
-// about 1.5 times the database's rate for a sparse topic's page of 25. The parameters after the
-// shape's own: the windows' los and his, then the run's bounds. The rows
-// are ordered as v1 orders them, by the page's column alone: the windows
-// are disjoint in time, but the order does not rest on it.
+// about 1.5 times the database's rate for a sparse topic's page of 25.
+// Its first column is the check of one partition, the first window's, as a
+// read by name returns it: a reset truncates every partition, and a map
+// learned before it is found out here as on a read by name. The parameters
+// after the shape's own: the windows' los and his, that partition's name,
+// then the run's bounds. The rows are ordered as v1 orders them, by the
+// page's column alone: the windows are disjoint in time, but the order does
+// not rest on it.
 func runSQL(shape pageShape, desc bool) string {
 	k := runKey{shape: shape, desc: desc}
 	if s, ok := runTexts.Load(k); ok {
@@ -279,10 +283,11 @@ func runSQL(shape pageShape, desc bool) string {
 	}
 	arg := func(i int) string { return "$" + strconv.Itoa(n+i) }
 	dir := direction(order(desc))
-	s := "SELECT " + messageColumnsM + " FROM unnest(" + arg(0) + "::bigint[], " + arg(1) + "::bigint[]) WITH ORDINALITY AS w(lo, hi, i) " +
+	s := "SELECT (" + partitionCheck + "to_regclass(" + arg(2) + ")), " + messageColumnsM +
+		" FROM unnest(" + arg(0) + "::bigint[], " + arg(1) + "::bigint[]) WITH ORDINALITY AS w(lo, hi, i) " +
 		"CROSS JOIN LATERAL (SELECT " + messageColumns + " FROM topic_message WHERE topic_id = $1" + conds +
 		" AND consensus_timestamp >= w.lo AND consensus_timestamp < w.hi" +
-		" AND consensus_timestamp >= " + arg(2) + " AND consensus_timestamp < " + arg(3) +
+		" AND consensus_timestamp >= " + arg(3) + " AND consensus_timestamp < " + arg(4) +
 		" ORDER BY " + by + " " + dir + " LIMIT " + limit + ") AS m" +
 		" ORDER BY m." + by + " " + dir + " LIMIT " + limit
 	runTexts.Store(k, s)
@@ -291,21 +296,28 @@ func runSQL(shape pageShape, desc bool) string {
 
 // pageRun reads a run of windows in one statement (runSQL) and appends
 // their rows to out in the page's order, up to the page's remaining rows.
-// It reads the parent table, so a partition truncated or detached since
-// the catalog was read is not in its answer: nothing to check.
-func (d *DB) pageRun(ctx context.Context, run []window, shape pageShape, desc bool, args []any, out []model.TopicMessage) ([]model.TopicMessage, error) {
+// Rows read in a partition whose storage is not the catalog's (a reset) are
+// errStale, as on a read by name; found tells whether it read any.
+func (d *DB) pageRun(ctx context.Context, run []window, parts []partition, shape pageShape, desc bool, args []any, out []model.TopicMessage) (_ []model.TopicMessage, found bool, err error) {
 	los, his := make([]int64, len(run)), make([]int64, len(run))
-	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for i, w := range run {
 		los[i], his[i] = w.lo, w.hi
-		lo, hi = min(lo, w.lo), max(hi, w.hi)
 	}
-	args = append(args[:len(args):len(args)], int64Array(los), int64Array(his), lo, hi)
+	first := &parts[run[0].part]
+	args = append(args[:len(args):len(args)], int64Array(los), int64Array(his), first.name, slices.Min(los), slices.Max(his))
+	var check int64
+	before := len(out)
 	read := func(rows rowSource) (err error) {
-		out, err = scanMessageRows(rows, out, nil, nil)
+		out, err = scanMessageRows(rows, out, []any{&check}, nil)
 		return err
 	}
-	return out, d.query(ctx, read, runSQL(shape, desc), args...)
+	if err := d.query(ctx, read, runSQL(shape, desc), args...); err != nil {
+		return out, false, err
+	}
+	if len(out) > before && check != first.filenode {
+		return out, false, errStale
+	}
+	return out, len(out) > before, nil
 }
 
 // maxRun is how many windows one run statement reads together at most: it

@@ -439,3 +439,48 @@ func TestV2RunAfterReset(t *testing.T) {
 		t.Error("the stale map was not found out")
 	}
 }
+
+// TestV2ActivityAfterReset: activity after a reset that moved a topic's
+// messages to other partitions finds out that the map is stale and counts
+// as v1 does.
+func TestV2ActivityAfterReset(t *testing.T) {
+	t.Parallel()
+	f := newV2Fixture(t, 22)
+	ctx := context.Background()
+	bounds := make([]model.Timestamp, 0, 25)
+	from, to := time.Date(2018, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano(), time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+	for i := range int64(25) {
+		bounds = append(bounds, model.Timestamp(from+(to-from)/24*i))
+	}
+	if _, err := f.v2.Activity(ctx, 1001, bounds); err != nil { // learn 1001's map
+		t.Fatal(err)
+	}
+	stamps := make([]string, 0, 400)
+	for _, ts := range f.stamps[:400] {
+		stamps = append(stamps, fmt.Sprint(int64(ts)))
+	}
+	if _, err := f.b.ExecContext(ctx, "truncate topic_message, transaction, topic_message_lookup"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.b.ExecContext(ctx, "insert into topic_message (consensus_timestamp, message, running_hash, "+
+		"sequence_number, running_hash_version, payer_account_id, valid_start_timestamp, topic_id) "+
+		"select ts, convert_to('r' || s, 'UTF8'), '\\x01', s, 3, 2, ts - 1, 1001 "+
+		"from unnest(?::bigint[]) with ordinality as u(ts, s)", "{"+strings.Join(stamps, ",")+"}"); err != nil {
+		t.Fatal(err)
+	}
+	stale := f.v2.Fallbacks().Count("stale")
+	got, err := f.v2.Activity(ctx, 1001, bounds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := f.ref.Activity(ctx, 1001, bounds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("after the reset (-v1 +v2):\n%s", d)
+	}
+	if f.v2.Fallbacks().Count("stale") == stale {
+		t.Error("the stale map was not found out")
+	}
+}

@@ -618,14 +618,14 @@ func (d *DB) latestV2(ctx context.Context, p *partitioned, topic model.EntityID)
 // microseconds each, where a statement per partition (the shape before)
 // cost some thirty: the hot topic's activity(96) reads 87 partitions.
 // The whole statement is bounded by its first lo and its last hi as well
-// ($4, $5), which PostgreSQL prunes at executor start (a short window, the
+// ($5, $6), which PostgreSQL prunes at executor start (a short window, the
 // last day's activity say, opens its own partitions alone).
-// A parent read needs no catalog check: a partition detached or truncated
-// since the catalog was read is simply not in its answer, and the boundary
-// is asked of the next window.
-const activityBoundsSQL = "SELECT b.i, coalesce((SELECT t.sequence_number FROM topic_message AS t WHERE t.topic_id = $1 " +
+// Its first column is the check of the first partition ($4), as a read by
+// name returns it: a reset truncates every partition, and windows learned
+// before it may leave out where the messages are now.
+const activityBoundsSQL = "SELECT (" + partitionCheck + "to_regclass($4)), b.i, coalesce((SELECT t.sequence_number FROM topic_message AS t WHERE t.topic_id = $1 " +
 	"AND t.consensus_timestamp >= b.lo AND t.consensus_timestamp < b.hi " +
-	"AND t.consensus_timestamp >= $4 AND t.consensus_timestamp < $5 ORDER BY t.consensus_timestamp LIMIT 1), -1) " +
+	"AND t.consensus_timestamp >= $5 AND t.consensus_timestamp < $6 ORDER BY t.consensus_timestamp LIMIT 1), -1) " +
 	"FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS b(lo, hi, i)"
 
 // activityV2 is Activity on the v2 layout: the first sequence number at or
@@ -654,6 +654,12 @@ func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.En
 			at[i]++
 		}
 	}
+	// the partition whose check each pass returns (the table itself, not a
+	// partition, where there are none: -1)
+	checkName, checkWant := "topic_message", int64(-1)
+	if parts := p.messages.parts; len(parts) > 0 {
+		checkName, checkWant = parts[0].name, parts[0].filenode
+	}
 	asked := make([]int, 0, len(bounds)) // the boundaries of a pass
 	los, his := make([]int64, 0, len(bounds)), make([]int64, 0, len(bounds))
 	for {
@@ -669,10 +675,11 @@ func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.En
 		if len(asked) == 0 {
 			break
 		}
+		var check int64
 		read := func(rows rowSource) error {
 			var k, seq int64
 			for rows.Next() {
-				if err := rows.Scan(&k, &seq); err != nil {
+				if err := rows.Scan(&check, &k, &seq); err != nil {
 					return err
 				}
 				if seq >= 0 {
@@ -682,8 +689,11 @@ func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.En
 			return rows.Err()
 		}
 		lo, hi := slices.Min(los), slices.Max(his)
-		if err := d.query(ctx, read, activityBoundsSQL, int64(topic), int64Array(los), int64Array(his), lo, hi); err != nil {
+		if err := d.query(ctx, read, activityBoundsSQL, int64(topic), int64Array(los), int64Array(his), checkName, lo, hi); err != nil {
 			return nil, err
+		}
+		if check != checkWant {
+			return nil, errStale
 		}
 		forget := false
 		for _, i := range asked {

@@ -408,21 +408,7 @@ func TestV2RunAfterReset(t *testing.T) {
 	if _, err := f.v2.MessagesOfTopic(ctx, page); err != nil { // learn 1001's map
 		t.Fatal(err)
 	}
-	// The reset: everything truncated, then topic 1001's messages at the
-	// times topic 1000's were (400 of them, in other partitions).
-	stamps := make([]string, 0, 400)
-	for _, ts := range f.stamps[:400] {
-		stamps = append(stamps, fmt.Sprint(int64(ts)))
-	}
-	if _, err := f.b.ExecContext(ctx, "truncate topic_message, transaction, topic_message_lookup"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.b.ExecContext(ctx, "insert into topic_message (consensus_timestamp, message, running_hash, "+
-		"sequence_number, running_hash_version, payer_account_id, valid_start_timestamp, topic_id) "+
-		"select ts, convert_to('r' || s, 'UTF8'), '\\x01', s, 3, 2, ts - 1, 1001 "+
-		"from unnest(?::bigint[]) with ordinality as u(ts, s)", "{"+strings.Join(stamps, ",")+"}"); err != nil {
-		t.Fatal(err)
-	}
+	f.resetMoving(t)
 	stale := f.v2.Fallbacks().Count("stale")
 	got, err := f.v2.MessagesOfTopic(ctx, page)
 	if err != nil {
@@ -455,19 +441,7 @@ func TestV2ActivityAfterReset(t *testing.T) {
 	if _, err := f.v2.Activity(ctx, 1001, bounds); err != nil { // learn 1001's map
 		t.Fatal(err)
 	}
-	stamps := make([]string, 0, 400)
-	for _, ts := range f.stamps[:400] {
-		stamps = append(stamps, fmt.Sprint(int64(ts)))
-	}
-	if _, err := f.b.ExecContext(ctx, "truncate topic_message, transaction, topic_message_lookup"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.b.ExecContext(ctx, "insert into topic_message (consensus_timestamp, message, running_hash, "+
-		"sequence_number, running_hash_version, payer_account_id, valid_start_timestamp, topic_id) "+
-		"select ts, convert_to('r' || s, 'UTF8'), '\\x01', s, 3, 2, ts - 1, 1001 "+
-		"from unnest(?::bigint[]) with ordinality as u(ts, s)", "{"+strings.Join(stamps, ",")+"}"); err != nil {
-		t.Fatal(err)
-	}
+	f.resetMoving(t)
 	stale := f.v2.Fallbacks().Count("stale")
 	got, err := f.v2.Activity(ctx, 1001, bounds)
 	if err != nil {
@@ -482,5 +456,26 @@ func TestV2ActivityAfterReset(t *testing.T) {
 	}
 	if f.v2.Fallbacks().Count("stale") == stale {
 		t.Error("the stale map was not found out")
+	}
+}
+
+// resetMoving is a reset: everything truncated, then topic 1001's messages
+// at the times topic 1000's were (400 of them, in other partitions than
+// 1001's map names).
+func (f *v2Fixture) resetMoving(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	stamps := make([]string, 0, 400)
+	for _, ts := range f.stamps[:400] {
+		stamps = append(stamps, fmt.Sprint(int64(ts)))
+	}
+	if _, err := f.b.ExecContext(ctx, "truncate topic_message, transaction, topic_message_lookup"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.b.ExecContext(ctx, "insert into topic_message (consensus_timestamp, message, running_hash, "+
+		"sequence_number, running_hash_version, payer_account_id, valid_start_timestamp, topic_id) "+
+		"select ts, convert_to('r' || s, 'UTF8'), '\\x01', s, 3, 2, ts - 1, 1001 "+
+		"from unnest(?::bigint[]) with ordinality as u(ts, s)", "{"+strings.Join(stamps, ",")+"}"); err != nil {
+		t.Fatal(err)
 	}
 }

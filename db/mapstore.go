@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 	"unsafe"
@@ -15,14 +16,20 @@ import (
 // hot topic's page once they were learned.
 //
 // Windows are only ever appended to a slab, past the slices handed out, so
-// a reader's windows never change under it; forgetting everything (past
-// maxMapWindows) starts new slabs and lets the collector take the old ones
-// once no reader holds them.
+// a reader's windows never change under it. A map learned again leaves its
+// old windows behind in their slab; past maxMapWindows the store compacts:
+// the maps still indexed are copied into new slabs (the collector takes the
+// old ones once no reader holds them), and only if they alone still fill
+// the store are some forgotten, the least recently learned first. Clearing
+// everything instead, ten thousand sparse topics (some 340,000 windows, a
+// few thousand of them learned again) emptied the store every few thousand
+// requests, and the random-topic routes then learned a map (a statement) on
+// one request in three.
 type mapStore struct {
 	mu    sync.RWMutex
 	index map[int64]mapRef
 	slabs [][]window
-	n     int64 // windows kept
+	n     int64 // windows in the slabs, those of maps learned again included
 }
 
 // mapRef is where a topic's windows are, and how long they hold.
@@ -51,9 +58,21 @@ func (s *mapStore) put(topic int64, ws []window, learned, until int64) []window 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := len(ws)
-	if s.index == nil || s.n+int64(n) > maxMapWindows {
-		s.index, s.slabs, s.n = map[int64]mapRef{}, nil, 0
+	if s.index == nil {
+		s.index = map[int64]mapRef{}
 	}
+	delete(s.index, topic) // its windows, if kept, are left behind
+	if s.n+int64(n) > maxMapWindows {
+		s.compact(maxMapWindows - int64(n))
+	}
+	s.add(topic, ws, learned, until)
+	r := s.index[topic]
+	return s.slabs[r.slab][r.off : r.off+r.n : r.off+r.n]
+}
+
+// add appends the topic's windows to the slabs and indexes them.
+func (s *mapStore) add(topic int64, ws []window, learned, until int64) {
+	n := len(ws)
 	last := len(s.slabs) - 1
 	switch {
 	case n > slabWindows: // more windows than a slab holds: a slab of its own
@@ -69,7 +88,34 @@ func (s *mapStore) put(topic int64, ws []window, learned, until int64) []window 
 	end := len(s.slabs[last])
 	s.index[topic] = mapRef{slab: int32(last), off: int32(end - n), n: int32(n), learned: learned, until: until} //nolint:gosec // bounded by maxMapWindows
 	s.n += int64(n)
-	return s.slabs[last][end-n : end : end]
+}
+
+// compact copies the indexed maps into new slabs, so that at most room
+// windows are kept: first forgetting, the least recently learned first,
+// as many maps as it takes to come down to seven eighths of room (a store
+// that is full of live maps then compacts again only after many puts).
+func (s *mapStore) compact(room int64) {
+	type kept struct {
+		topic int64
+		ref   mapRef
+	}
+	live, total := make([]kept, 0, len(s.index)), int64(0)
+	for topic, r := range s.index {
+		live = append(live, kept{topic, r})
+		total += int64(r.n)
+	}
+	if total > room {
+		slices.SortFunc(live, func(a, b kept) int { return cmp.Compare(b.ref.learned, a.ref.learned) })
+		for total > room-room/8 && len(live) > 0 {
+			total -= int64(live[len(live)-1].ref.n)
+			live = live[:len(live)-1]
+		}
+	}
+	old := s.slabs
+	s.index, s.slabs, s.n = make(map[int64]mapRef, len(live)), nil, 0
+	for _, k := range live {
+		s.add(k.topic, old[k.ref.slab][k.ref.off:k.ref.off+k.ref.n], k.ref.learned, k.ref.until)
+	}
 }
 
 // forget drops the topic's windows (their room is taken back when

@@ -6,8 +6,9 @@ import (
 )
 
 // TestMapStore: windows come back as kept, unchanged by later puts, until
-// they are out of date, forgotten, or everything is forgotten past the
-// bound; a topic with more windows than a slab gets a slab of its own.
+// they are out of date or forgotten; past the bound the store drops the
+// windows of maps learned again, then the least recently learned maps; a
+// topic with more windows than a slab gets a slab of its own.
 func TestMapStore(t *testing.T) {
 	mk := func(n int, seq int64) []window {
 		ws := make([]window, n)
@@ -47,16 +48,36 @@ func TestMapStore(t *testing.T) {
 	if s.bytes() <= 0 {
 		t.Error("no bytes counted")
 	}
-	// past the bound everything is forgotten; windows handed out stay as they were
-	for topic := int64(10); s.n+slabWindows/2 <= maxMapWindows; topic++ {
-		s.put(topic, mk(slabWindows/2, topic), 100, math.MaxInt64)
+	// Past the bound, maps learned again leave no windows behind: a topic
+	// learned again and again never pushes the others out.
+	for i := 0; i < 4*maxMapWindows/(slabWindows/2); i++ {
+		s.put(4, mk(slabWindows/2, int64(i)), 200+int64(i), math.MaxInt64)
 	}
-	s.put(99_999, mk(slabWindows/2, 7), 100, math.MaxInt64)
+	if got, ok := s.get(1, 500); !ok || got[0].seqLo != 10 {
+		t.Errorf("topic 1 forgotten while only topic 4 was learned again: %v", ok)
+	}
+	if got, ok := s.get(4, 500); !ok || got[0].seqLo != int64(4*maxMapWindows/(slabWindows/2)-1) {
+		t.Errorf("topic 4: not its newest windows")
+	}
+	if s.n > maxMapWindows {
+		t.Errorf("%d windows kept, bound %d", s.n, maxMapWindows)
+	}
+	// Past the bound with live maps alone, the least recently learned go.
+	for topic := int64(10); topic < 10+2*maxMapWindows/(slabWindows/2); topic++ {
+		s.put(topic, mk(slabWindows/2, topic), 10_000+topic, math.MaxInt64)
+	}
+	newest := int64(10 + 2*maxMapWindows/(slabWindows/2) - 1)
+	if got, ok := s.get(newest, 500); !ok || got[0].seqLo != newest {
+		t.Errorf("the newest map was not kept")
+	}
+	if _, ok := s.get(10, 500); ok {
+		t.Error("the oldest map kept past the bound")
+	}
 	if _, ok := s.get(1, 500); ok {
-		t.Error("topic 1 kept past the bound")
+		t.Error("topic 1 (learned first) kept past the bound")
 	}
-	if got, ok := s.get(99_999, 500); !ok || got[0].seqLo != 7 || s.n != slabWindows/2 {
-		t.Errorf("after the bound: %v %v, %d windows", len(got), ok, s.n)
+	if s.n > maxMapWindows || s.n < maxMapWindows/2 {
+		t.Errorf("%d windows kept, bound %d", s.n, maxMapWindows)
 	}
 	if a[0].seqLo != 10 || big[slabWindows].part != slabWindows {
 		t.Error("windows handed out changed")

@@ -52,9 +52,9 @@ const (
 )
 
 // maxMapWindows bounds the maps kept, in windows (48 bytes each, without
-// pointers, in mapStore's slabs, so the collector does not walk them): past it they are
-// forgotten all at once (a map costs a statement to learn again, about as
-// much as a sparse topic's page itself). The service's memory budget is
+// pointers, in mapStore's slabs, so the collector does not walk them): past
+// it the least recently learned are forgotten (a map costs a statement to
+// learn again, about as much as a sparse topic's page itself). The service's memory budget is
 // 64 MiB, its collector's soft limit 40 MiB (server.go): ten thousand maps of
 // sparse topics (a few hundred messages over thirty partitions each), kept
 // as segments and windows with a string each, held some 50 MiB, and the

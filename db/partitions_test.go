@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +15,13 @@ import (
 )
 
 var namedRE = regexp.MustCompile(`(topic_message|transaction)_p\d{4}_\d{2}`)
+
+// constLoRE and constHiRE are the constant bounds of a statement within one
+// partition (partition.within).
+var (
+	constLoRE = regexp.MustCompile(`consensus_timestamp >= (-?\d+)`)
+	constHiRE = regexp.MustCompile(`consensus_timestamp < (-?\d+)`)
+)
 
 var scanRE = regexp.MustCompile(` on ((topic_message|transaction)_p\d{4}_\d{2})\b`)
 
@@ -106,6 +114,16 @@ func TestV2PartitionsScanned(t *testing.T) {
 					named[n] = true
 				}
 				allowed = len(named)
+			case constLoRE.MatchString(st.SQL) || constHiRE.MatchString(st.SQL):
+				// within one partition's bounds, constants (partition.within)
+				lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+				if m := constLoRE.FindStringSubmatch(st.SQL); m != nil {
+					lo, _ = strconv.ParseInt(m[1], 10, 64)
+				}
+				if m := constHiRE.FindStringSubmatch(st.SQL); m != nil {
+					hi, _ = strconv.ParseInt(m[1], 10, 64)
+				}
+				allowed = within(lo, hi)
 			case strings.Contains(st.SQL, "consensus_timestamp < $"):
 				// bounded by its last two arguments
 				n := len(st.Args)

@@ -381,7 +381,8 @@ func TestV2LivePollByName(t *testing.T) {
 }
 
 // TestTopicMapBytes: what the service adds to its soft memory limit
-// (server.go) grows with the maps the v2 layout keeps, and is nothing on v1.
+// (server.go) grows with the maps the v2 layout keeps and the statements it
+// prepares for partitions, and is nothing on v1.
 func TestTopicMapBytes(t *testing.T) {
 	t.Parallel()
 	f := newV2Fixture(t, 11)
@@ -392,8 +393,11 @@ func TestTopicMapBytes(t *testing.T) {
 	if n := f.v2.TopicMapBytes(); n <= 0 || n > 1<<20 {
 		t.Errorf("after reading %d topics: %d bytes", len(f.topics), n)
 	}
-	if n := f.ref.TopicMapBytes(); n != 0 {
-		t.Errorf("read as v1: %d bytes", n)
+	if n, maps := f.v2.KeptBytes(), f.v2.TopicMapBytes(); n <= maps || n > maps+512*16*2000 {
+		t.Errorf("kept %d bytes, the maps %d: the statements not counted, or beyond their bound", n, maps)
+	}
+	if n, k := f.ref.TopicMapBytes(), f.ref.KeptBytes(); n != 0 || k != 0 {
+		t.Errorf("read as v1: %d bytes of maps, %d kept", n, k)
 	}
 }
 

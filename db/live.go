@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -142,8 +141,8 @@ func livePollNamedSQL(p *partitioned, after, floor, now int64) string {
 		return ""
 	}
 	key := strings.Join(tx, ",") + "|" + strings.Join(msg, ",")
-	if s, ok := livePollTexts.Load(key); ok {
-		return s.(string)
+	if s, ok := livePollTexts.get(key); ok {
+		return s
 	}
 	var walk, head, read []string
 	for _, t := range tx {
@@ -161,11 +160,10 @@ func livePollNamedSQL(p *partitioned, after, floor, now int64) string {
 		") AS w ORDER BY consensus_timestamp LIMIT $3), marks AS (SELECT GREATEST(" + strings.Join(head, ", ") + ") AS head," +
 		livePollMarks +
 		strings.Join(read, " UNION ALL ") + livePollEnd
-	livePollTexts.Store(key, s)
-	return s
+	return livePollTexts.keep(key, s)
 }
 
-var livePollTexts sync.Map // the partitions' names → livePollNamedSQL
+var livePollTexts texts[string] // the partitions' names → livePollNamedSQL
 
 // livePollSet is the names of the partitions of set from the one holding
 // ts on, but for those after next month's (the partition after the one

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"sync"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -108,7 +107,7 @@ type sliceKey struct {
 	table string // a partition's name, or "" for the parent bounded by parameters
 }
 
-var sliceTexts sync.Map // sliceKey → string
+var sliceTexts texts[sliceKey]
 
 // sliceSQL is the page statement of a shape and order on partition p (by
 // its name), or, for the zero partition, on the parent table bounded by two
@@ -116,8 +115,8 @@ var sliceTexts sync.Map // sliceKey → string
 // parent). The name was quoted when the catalog was read.
 func sliceSQL(shape pageShape, desc bool, p *partition) string {
 	k := sliceKey{shape: shape, desc: desc, table: p.name}
-	if s, ok := sliceTexts.Load(k); ok {
-		return s.(string)
+	if s, ok := sliceTexts.get(k); ok {
+		return s
 	}
 	conds, by, limit := shape.text()
 	check, bounds := p.check, p.within("consensus_timestamp")
@@ -130,8 +129,7 @@ func sliceSQL(shape pageShape, desc bool, p *partition) string {
 	}
 	s := "SELECT " + check + ", " + messageColumns + " FROM topic_message WHERE topic_id = $1" + conds + bounds +
 		" ORDER BY " + by + " " + direction(order(desc)) + " LIMIT " + limit
-	sliceTexts.Store(k, s)
-	return s
+	return sliceTexts.keep(k, s)
 }
 
 // errStale: the catalog no longer matches the database; read it again and
@@ -276,7 +274,7 @@ type runKey struct {
 	desc  bool
 }
 
-var runTexts sync.Map // runKey → string
+var runTexts texts[runKey]
 
 // runSQL is the page statement of a run of windows: one statement on the
 // parent table, each window [lo, hi) read in turn by a LATERAL subquery
@@ -295,8 +293,8 @@ var runTexts sync.Map // runKey → string
 // not rest on it.
 func runSQL(shape pageShape, desc bool) string {
 	k := runKey{shape: shape, desc: desc}
-	if s, ok := runTexts.Load(k); ok {
-		return s.(string)
+	if s, ok := runTexts.get(k); ok {
+		return s
 	}
 	conds, by, limit := shape.text()
 	n := 6
@@ -312,8 +310,7 @@ func runSQL(shape pageShape, desc bool) string {
 		" AND consensus_timestamp >= " + arg(3) + " AND consensus_timestamp < " + arg(4) +
 		" ORDER BY " + by + " " + dir + " LIMIT " + limit + ") AS m" +
 		" ORDER BY m." + by + " " + dir + " LIMIT " + limit
-	runTexts.Store(k, s)
-	return s
+	return runTexts.keep(k, s)
 }
 
 // pageRun reads a run of windows in one statement (runSQL) and appends
@@ -456,18 +453,17 @@ func (d *DB) partitionOfSequence(ctx context.Context, p *partitioned, topic mode
 // read within the partition that holds the time.
 func byTimestampV2SQL(tx, msg *partition) string {
 	k := [2]string{tx.name, msg.name}
-	if s, ok := byTimestampTexts.Load(k); ok {
-		return s.(string)
+	if s, ok := byTimestampTexts.get(k); ok {
+		return s
 	}
 	s := "WITH t AS MATERIALIZED (SELECT entity_id, consensus_timestamp FROM transaction" +
 		" WHERE consensus_timestamp = $1" + tx.within("consensus_timestamp") + " AND result = 22 AND type = 27) " +
 		"SELECT " + messageColumnsM + " FROM t JOIN topic_message" +
 		" AS m ON m.topic_id = t.entity_id AND m.consensus_timestamp = t.consensus_timestamp" + msg.within("m.consensus_timestamp") + " LIMIT 2"
-	byTimestampTexts.Store(k, s)
-	return s
+	return byTimestampTexts.keep(k, s)
 }
 
-var byTimestampTexts sync.Map // [2]string{transaction partition, topic_message partition} → string
+var byTimestampTexts texts[[2]string] // the transaction and topic_message partitions
 
 // messageByTimestampV2 is MessageByTimestamp on the v2 layout.
 func (d *DB) messageByTimestampV2(ctx context.Context, p *partitioned, ts model.Timestamp) (*model.TopicMessage, error) {
@@ -777,44 +773,41 @@ func (d *DB) chunksV2(ctx context.Context, p *partitioned, topics, los, his []in
 
 // bySequenceBatchSQL is messagesBySequenceSQL within one partition.
 func bySequenceBatchSQL(part *partition) string {
-	if s, ok := batchTexts.Load(part.name); ok {
-		return s.(string)
+	if s, ok := batchTexts.get(part.name); ok {
+		return s
 	}
 	s := "SELECT " + messageColumnsM + " FROM unnest($1::bigint[], $2::bigint[]) AS k(topic_id, sequence_number) " +
 		"JOIN topic_message AS m ON m.topic_id = k.topic_id AND m.sequence_number = k.sequence_number" + part.within("m.consensus_timestamp")
-	batchTexts.Store(part.name, s)
-	return s
+	return batchTexts.keep(part.name, s)
 }
 
-var batchTexts sync.Map // partition name → bySequenceBatchSQL
+var batchTexts texts[string] // partition name → bySequenceBatchSQL
 
 // bySequenceTopicSQL is bySequenceBatchSQL for one topic's sequence numbers:
 // on Citus a statement routed to that topic's shard.
 func bySequenceTopicSQL(part *partition) string {
-	if s, ok := topicBatchTexts.Load(part.name); ok {
-		return s.(string)
+	if s, ok := topicBatchTexts.get(part.name); ok {
+		return s
 	}
 	s := "SELECT " + messageColumnsM + " FROM topic_message" +
 		" AS m WHERE m.topic_id = $1 AND m.sequence_number = ANY ($2::bigint[])" + part.within("m.consensus_timestamp")
-	topicBatchTexts.Store(part.name, s)
-	return s
+	return topicBatchTexts.keep(part.name, s)
 }
 
-var topicBatchTexts sync.Map // partition name → bySequenceTopicSQL
+var topicBatchTexts texts[string] // partition name → bySequenceTopicSQL
 
 // bySequenceOneSQL is messageBySequenceSQL within one partition: a row it
 // finds is the answer, whatever the map (learned before a reset, say) says.
 func bySequenceOneSQL(part *partition) string {
-	if s, ok := oneTexts.Load(part.name); ok {
-		return s.(string)
+	if s, ok := oneTexts.get(part.name); ok {
+		return s
 	}
 	s := "SELECT " + messageColumns + " FROM topic_message" +
 		" WHERE topic_id = $1 AND sequence_number = $2" + part.within("consensus_timestamp")
-	oneTexts.Store(part.name, s)
-	return s
+	return oneTexts.keep(part.name, s)
 }
 
-var oneTexts sync.Map // partition name → bySequenceOneSQL
+var oneTexts texts[string] // partition name → bySequenceOneSQL
 
 // messagesBySequenceV2 is MessagesBySequence on the v2 layout: the keys
 // whose topic's map names one partition for them are looked up a statement

@@ -2,6 +2,8 @@ package db
 
 import (
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"mirrorql/model"
 )
@@ -65,3 +67,30 @@ func int64Array[T ~int64](vs []T) string {
 
 // notArray is the range's exclusion list as an int64Array.
 func notArray(r model.Range) string { return int64Array(r.Not) }
+
+// texts keeps the statement texts made for each key of one kind (a
+// partition, a shape and direction, ...): made once, then the same string,
+// which is also what pgx caches a connection's prepared statement under.
+type texts[K comparable] struct{ m sync.Map }
+
+// textsMade is how many texts all the caches hold: each may be a prepared
+// statement on every connection of the pool (DB.KeptBytes).
+var textsMade atomic.Int64
+
+// get is the text kept for k.
+func (c *texts[K]) get(k K) (string, bool) {
+	s, ok := c.m.Load(k)
+	if !ok {
+		return "", false
+	}
+	return s.(string), true
+}
+
+// keep keeps s for k (or returns the text another caller kept first).
+func (c *texts[K]) keep(k K, s string) string {
+	got, loaded := c.m.LoadOrStore(k, s)
+	if !loaded {
+		textsMade.Add(1)
+	}
+	return got.(string)
+}

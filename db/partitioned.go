@@ -447,19 +447,19 @@ func (d *DB) partitionOfSequence(ctx context.Context, p *partitioned, topic mode
 	return part, nil
 }
 
-// byTimestampV2SQL reads the submit transaction first and joins the message
-// on the topic and time it names (the mirror node's poller's shape): on
-// Citus transaction is distributed by payer, not by topic. Both tables are
-// read within the partition that holds the time.
+// byTimestampV2SQL is messageByTimestampSQL within the partitions of
+// transaction and topic_message that hold the time: the generic plan holds
+// those two alone. It joins the tables, as v1's does; on Citus, where
+// transaction is distributed by payer and may not be joined to
+// topic_message, messageByTimestampCitus reads them apart instead.
 func byTimestampV2SQL(tx, msg *partition) string {
 	k := [2]string{tx.name, msg.name}
 	if s, ok := byTimestampTexts.get(k); ok {
 		return s
 	}
-	s := "WITH t AS MATERIALIZED (SELECT entity_id, consensus_timestamp FROM transaction" +
-		" WHERE consensus_timestamp = $1" + tx.within("consensus_timestamp") + " AND result = 22 AND type = 27) " +
-		"SELECT " + messageColumnsM + " FROM t JOIN topic_message" +
-		" AS m ON m.topic_id = t.entity_id AND m.consensus_timestamp = t.consensus_timestamp" + msg.within("m.consensus_timestamp") + " LIMIT 2"
+	s := "SELECT " + messageColumnsM + " FROM transaction AS t JOIN topic_message AS m " +
+		"ON m.topic_id = t.entity_id AND m.consensus_timestamp = t.consensus_timestamp" + msg.within("m.consensus_timestamp") +
+		" WHERE t.consensus_timestamp = $1" + tx.within("t.consensus_timestamp") + " AND t.result = 22 AND t.type = 27 LIMIT 2"
 	return byTimestampTexts.keep(k, s)
 }
 
@@ -858,9 +858,17 @@ func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []To
 		}
 		part := &p.messages.parts[g.part]
 		results[i] = make([]model.TopicMessage, 0, len(ks))
-		sql, args := bySequenceBatchSQL(part), []any{int64Array(topics), int64Array(seqs)}
-		if p.layout.Citus {
+		var sql string
+		var args []any
+		switch {
+		case len(ks) == 1:
+			// most groups when the keys are spread over many partitions: an
+			// index probe, without unnest's join and array parameters
+			sql, args = bySequenceOneSQL(part), []any{topics[0], seqs[0]}
+		case p.layout.Citus:
 			sql, args = bySequenceTopicSQL(part), []any{int64(g.topic), int64Array(seqs)}
+		default:
+			sql, args = bySequenceBatchSQL(part), []any{int64Array(topics), int64Array(seqs)}
 		}
 		ps[i] = piped{sql: sql, args: args,
 			read: func(rs rowSource) (err error) {

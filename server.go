@@ -130,15 +130,16 @@ func tuneGC() {
 	}
 }
 
-// followKeptMemory raises the soft limit by what the service keeps for the
-// v2 layout (db.KeptBytes: the topic maps, at most 16.5 MiB, and the
+// followKeptMemory raises the soft limit by twice what the service keeps
+// for the v2 layout (db.KeptBytes: the topic maps, at most 16.5 MiB, and the
 // statements prepared for its partitions on each connection), unless the
-// operator set GOMEMLIMIT. Both save work on every request; under a limit
-// that did not count them, the collector had so little room that it took
-// 15–27 % of the service's CPU on the page routes (3 % on v1, and 15 %
-// against 27 % on a hot topic's GraphQL page of 100 while only the
-// statements were uncounted), and a limit 18 MiB higher brought the v2
-// service's rate on that page from 0.88 to 0.94–0.99 of v1's
+// operator set GOMEMLIMIT. Both save work on every request, and both are
+// live heap that the collector, at GOGC=300, would give room in proportion:
+// under a limit that did not count them, it took 15–27 % of the service's
+// CPU on the page routes (3 % on v1); counting them once, 24 % on a hot
+// topic's GraphQL page of 100 (16 % on v1); counting them twice (some 35
+// MiB with ten thousand topics' maps, RSS ~98 MB against ~81 MB) raised the
+// v2 rate on that page by 14–17 % and on the random-topic page by 7–9 %
 // (docs/layouts.md). On v1 nothing is kept and nothing changes.
 func followKeptMemory(ctx context.Context, d *db.DB) {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
@@ -154,7 +155,7 @@ func followKeptMemory(ctx context.Context, d *db.DB) {
 		case <-t.C:
 		}
 		// in steps of a MiB: the limit moves rarely
-		if b := d.KeptBytes() &^ (1<<20 - 1); b != last {
+		if b := 2 * d.KeptBytes() &^ (1<<20 - 1); b != last { // twice: see above
 			debug.SetMemoryLimit(memoryLimit + b)
 			last = b
 		}

@@ -858,8 +858,7 @@ func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []To
 		}
 		part := &p.messages.parts[g.part]
 		results[i] = make([]model.TopicMessage, 0, len(ks))
-		var sql string
-		var args []any
+		sql, args := bySequenceBatchSQL(part), []any{int64Array(topics), int64Array(seqs)}
 		switch {
 		case len(ks) == 1:
 			// most groups when the keys are spread over many partitions: an
@@ -867,8 +866,6 @@ func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []To
 			sql, args = bySequenceOneSQL(part), []any{topics[0], seqs[0]}
 		case p.layout.Citus:
 			sql, args = bySequenceTopicSQL(part), []any{int64(g.topic), int64Array(seqs)}
-		default:
-			sql, args = bySequenceBatchSQL(part), []any{int64Array(topics), int64Array(seqs)}
 		}
 		ps[i] = piped{sql: sql, args: args,
 			read: func(rs rowSource) (err error) {

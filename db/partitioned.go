@@ -772,42 +772,44 @@ func (d *DB) chunksV2(ctx context.Context, p *partitioned, topics, los, his []in
 }
 
 // bySequenceBatchSQL is messagesBySequenceSQL within one partition.
-func bySequenceBatchSQL(part *partition) string {
-	if s, ok := batchTexts.get(part.name); ok {
-		return s
-	}
-	s := "SELECT " + messageColumnsM + " FROM unnest($1::bigint[], $2::bigint[]) AS k(topic_id, sequence_number) " +
-		"JOIN topic_message AS m ON m.topic_id = k.topic_id AND m.sequence_number = k.sequence_number" + part.within("m.consensus_timestamp")
-	return batchTexts.keep(part.name, s)
-}
+func bySequenceBatchSQL(part *partition) string { return batchTexts.of(part) }
 
-var batchTexts texts[string] // partition name → bySequenceBatchSQL
+var batchTexts = partitionTexts{make: func(part *partition) string {
+	return "SELECT " + messageColumnsM + " FROM unnest($1::bigint[], $2::bigint[]) AS k(topic_id, sequence_number) " +
+		"JOIN topic_message AS m ON m.topic_id = k.topic_id AND m.sequence_number = k.sequence_number" + part.within("m.consensus_timestamp")
+}}
 
 // bySequenceTopicSQL is bySequenceBatchSQL for one topic's sequence numbers:
 // on Citus a statement routed to that topic's shard.
-func bySequenceTopicSQL(part *partition) string {
-	if s, ok := topicBatchTexts.get(part.name); ok {
-		return s
-	}
-	s := "SELECT " + messageColumnsM + " FROM topic_message" +
-		" AS m WHERE m.topic_id = $1 AND m.sequence_number = ANY ($2::bigint[])" + part.within("m.consensus_timestamp")
-	return topicBatchTexts.keep(part.name, s)
-}
+func bySequenceTopicSQL(part *partition) string { return topicBatchTexts.of(part) }
 
-var topicBatchTexts texts[string] // partition name → bySequenceTopicSQL
+var topicBatchTexts = partitionTexts{make: func(part *partition) string {
+	return "SELECT " + messageColumnsM + " FROM topic_message" +
+		" AS m WHERE m.topic_id = $1 AND m.sequence_number = ANY ($2::bigint[])" + part.within("m.consensus_timestamp")
+}}
 
 // bySequenceOneSQL is messageBySequenceSQL within one partition: a row it
 // finds is the answer, whatever the map (learned before a reset, say) says.
-func bySequenceOneSQL(part *partition) string {
-	if s, ok := oneTexts.get(part.name); ok {
-		return s
-	}
-	s := "SELECT " + messageColumns + " FROM topic_message" +
+func bySequenceOneSQL(part *partition) string { return oneTexts.of(part) }
+
+var oneTexts = partitionTexts{make: func(part *partition) string {
+	return "SELECT " + messageColumns + " FROM topic_message" +
 		" WHERE topic_id = $1 AND sequence_number = $2" + part.within("consensus_timestamp")
-	return oneTexts.keep(part.name, s)
+}}
+
+// partitionTexts are the texts of one statement, one for each partition.
+type partitionTexts struct {
+	texts[string] // by the partition's name
+	make          func(*partition) string
 }
 
-var oneTexts texts[string] // partition name → bySequenceOneSQL
+// of is the text for part.
+func (c *partitionTexts) of(part *partition) string {
+	if s, ok := c.get(part.name); ok {
+		return s
+	}
+	return c.keep(part.name, c.make(part))
+}
 
 // messagesBySequenceV2 is MessagesBySequence on the v2 layout: the keys
 // whose topic's map names one partition for them are looked up a statement

@@ -137,3 +137,31 @@ func TestWindows(t *testing.T) {
 		})
 	}
 }
+
+// TestRunBlockOf: a run's block holds every partition of the run, starts at
+// a multiple of runBlockStep, and is no block at all when the run is wider.
+func TestRunBlockOf(t *testing.T) {
+	parts := make([]partition, 50)
+	for i := range parts {
+		parts[i] = partition{lo: int64(i) * 10, hi: int64(i+1) * 10}
+	}
+	parts[0].lo = math.MinInt64
+	for _, c := range []struct {
+		first, last int
+		lo, hi      int64
+	}{
+		{0, 0, math.MinInt64, 240},
+		{3, 16, math.MinInt64, 240},
+		{7, 23, math.MinInt64, 240},
+		{7, 24, math.MinInt64, math.MaxInt64}, // wider than the block that starts below it
+		{8, 24, 80, 320},
+		{15, 31, 80, 320},
+		{40, 49, 400, 500}, // the last block is cut at the last partition
+		{45, 49, 400, 500},
+	} {
+		b := runBlockOf(parts, c.first, c.last)
+		if b.lo != c.lo || b.hi != c.hi {
+			t.Errorf("partitions %d–%d: block [%d, %d), want [%d, %d)", c.first, c.last, b.lo, b.hi, c.lo, c.hi)
+		}
+	}
+}

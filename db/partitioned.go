@@ -368,6 +368,21 @@ func runBlockOf(parts []partition, first, last int) partition {
 	return partition{lo: parts[start].lo, hi: parts[end].hi}
 }
 
+// blockOf is runBlockOf for the partitions holding [lo, hi), or that one
+// partition's bounds when one holds it all: a plan of that partition alone
+// has no partitions to prune again at each probe (the last days' activity:
+// 1,594–1,621 → 1,922–1,950 requests/s, v1 2,418).
+func (s *partitionSet) blockOf(lo, hi int64) partition {
+	first, last := s.find(lo), s.find(hi-1)
+	switch {
+	case first < 0 || last < 0:
+		return partition{lo: math.MinInt64, hi: math.MaxInt64}
+	case first == last:
+		return partition{lo: s.parts[first].lo, hi: s.parts[first].hi}
+	}
+	return runBlockOf(s.parts, first, last)
+}
+
 // maxRun is how many windows one run statement reads together at most: it
 // holds the locks of every partition (and index) it opens until it ends,
 // and the server's lock table is shared by all its connections.
@@ -649,13 +664,26 @@ func (d *DB) latestV2(ctx context.Context, p *partitioned, topic model.EntityID)
 // The whole statement is bounded by its first lo and its last hi as well
 // ($5, $6), which PostgreSQL prunes at executor start (a short window, the
 // last day's activity say, opens its own partitions alone).
-// Its first column is the check of the first partition ($4), as a read by
-// name returns it: a reset truncates every partition, and windows learned
-// before it may leave out where the messages are now.
-const activityBoundsSQL = "SELECT (" + partitionCheck + "to_regclass($4)), b.i, coalesce((SELECT t.sequence_number FROM topic_message AS t WHERE t.topic_id = $1 " +
-	"AND t.consensus_timestamp >= b.lo AND t.consensus_timestamp < b.hi " +
-	"AND t.consensus_timestamp >= $5 AND t.consensus_timestamp < $6 ORDER BY t.consensus_timestamp LIMIT 1), -1) " +
-	"FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS b(lo, hi, i)"
+// A short window is also bounded by the constant bounds of a block of
+// partitions that holds it (runBlockOf, as a run statement is), so that its
+// generic plan holds those partitions alone and does not lock every one.
+// Its first column is the check of the first partition ($4), as a read of
+// one partition returns it: a reset truncates every partition, and windows
+// learned before it may leave out where the messages are now.
+func activityBoundsSQL(block partition) string {
+	k := [2]int64{block.lo, block.hi}
+	if s, ok := activityTexts.get(k); ok {
+		return s
+	}
+	s := "SELECT (" + partitionCheck + "to_regclass($4)), b.i, coalesce((SELECT t.sequence_number FROM topic_message AS t WHERE t.topic_id = $1 " +
+		"AND t.consensus_timestamp >= b.lo AND t.consensus_timestamp < b.hi " +
+		"AND t.consensus_timestamp >= $5 AND t.consensus_timestamp < $6" + block.within("t.consensus_timestamp") +
+		" ORDER BY t.consensus_timestamp LIMIT 1), -1) " +
+		"FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS b(lo, hi, i)"
+	return activityTexts.keep(k, s)
+}
+
+var activityTexts texts[[2]int64] // the block's bounds → activityBoundsSQL
 
 // activityV2 is Activity on the v2 layout: the first sequence number at or
 // after each boundary, read window by window from the oldest window that
@@ -718,7 +746,7 @@ func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.En
 			return rows.Err()
 		}
 		lo, hi := slices.Min(los), slices.Max(his)
-		if err := d.query(ctx, read, activityBoundsSQL, int64(topic), int64Array(los), int64Array(his), checkName, lo, hi); err != nil {
+		if err := d.query(ctx, read, activityBoundsSQL(p.messages.blockOf(lo, hi)), int64(topic), int64Array(los), int64Array(his), checkName, lo, hi); err != nil {
 			return nil, err
 		}
 		if check != checkWant {

@@ -86,10 +86,13 @@ var sqlSinks = map[string]bool{"query": true, "queryPlanned": true, "run": true,
 // arguments are. The v2 layout's statements (sliceSQL, byTimestampV2SQL,
 // submitTopicV2SQL, runSQL, bySequenceBatchSQL, activityRunSQL, probeSQL) name partitions: they take the partitions
 // themselves, whose names come from pg_catalog and are quoted by
-// pgx.Identifier when the catalog is read (TestPartitionNamesQuoted).
+// pgx.Identifier when the catalog is read (TestPartitionNamesQuoted), and
+// whose bounds are numbers (partition.within; activityBoundsSQL takes a
+// block of partitions' bounds alone).
 var sqlHelpers = map[string]bool{"prefixed": true, "sliceSQL": true, "byTimestampV2SQL": true,
 	"probeSQL": true, "submitTopicV2SQL": true, "runSQL": true, "activityRunSQL": true,
-	"bySequenceBatchSQL": true, "bySequenceTopicSQL": true, "bySequenceOneSQL": true, "livePollNamedSQL": true}
+	"bySequenceBatchSQL": true, "bySequenceTopicSQL": true, "bySequenceOneSQL": true, "livePollNamedSQL": true,
+	"activityBoundsSQL": true}
 
 // TestPartitionNamesQuoted: the one place a partition's name is made is
 // the catalog reading, which quotes it as an identifier.

@@ -272,7 +272,7 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f MessageFilter) (
 type runKey struct {
 	shape  pageShape
 	desc   bool
-	lo, hi int64 // the block's bounds (runBlockOf)
+	lo, hi int64 // the block's bounds (blockOf)
 }
 
 var runTexts texts[runKey]
@@ -294,7 +294,7 @@ var runTexts texts[runKey]
 // not rest on it.
 //
 // It is also bounded by the constant bounds of a block of partitions that
-// holds the run (runBlockOf), so that its generic plan holds those alone:
+// holds the run (blockOf), so that its generic plan holds those alone:
 // bounded by parameters only, the plan held every partition, and every
 // execution locked them all (88, most past the 16 a backend locks cheaply)
 // before pruning: a fifth of the database's rate on a sparse topic's page.
@@ -326,20 +326,19 @@ func runSQL(shape pageShape, desc bool, block partition) string {
 // errStale, as on a read of one partition; found tells whether it read any.
 func (d *DB) pageRun(ctx context.Context, run []window, parts []partition, shape pageShape, desc bool, args []any, out []model.TopicMessage) (_ []model.TopicMessage, found bool, err error) {
 	los, his := make([]int64, len(run)), make([]int64, len(run))
-	lowest, highest := int(run[0].part), int(run[0].part)
 	for i, w := range run {
 		los[i], his[i] = w.lo, w.hi
-		lowest, highest = min(lowest, int(w.part)), max(highest, int(w.part))
 	}
+	lo, hi := slices.Min(los), slices.Max(his)
 	first := &parts[run[0].part]
-	args = append(args[:len(args):len(args)], int64Array(los), int64Array(his), first.name, slices.Min(los), slices.Max(his))
+	args = append(args[:len(args):len(args)], int64Array(los), int64Array(his), first.name, lo, hi)
 	var check int64
 	before := len(out)
 	read := func(rows rowSource) (err error) {
 		out, err = scanMessageRows(rows, out, []any{&check}, nil)
 		return err
 	}
-	if err := d.query(ctx, read, runSQL(shape, desc, runBlockOf(parts, lowest, highest)), args...); err != nil {
+	if err := d.query(ctx, read, runSQL(shape, desc, (&partitionSet{parts: parts}).blockOf(lo, hi)), args...); err != nil {
 		return out, false, err
 	}
 	if len(out) > before && check != first.filenode {
@@ -665,7 +664,7 @@ func (d *DB) latestV2(ctx context.Context, p *partitioned, topic model.EntityID)
 // ($5, $6), which PostgreSQL prunes at executor start (a short window, the
 // last day's activity say, opens its own partitions alone).
 // A short window is also bounded by the constant bounds of a block of
-// partitions that holds it (runBlockOf, as a run statement is), so that its
+// partitions that holds it (blockOf, as a run statement is), so that its
 // generic plan holds those partitions alone and does not lock every one.
 // Its first column is the check of the first partition ($4), as a read of
 // one partition returns it: a reset truncates every partition, and windows

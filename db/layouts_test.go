@@ -142,17 +142,7 @@ func (f *v2Fixture) same(t *testing.T, rounds int) {
 	for i := 0; i < rounds; i++ {
 		topic := all[f.rng.Intn(len(all))]
 		mf := f.randomFilter(topic)
-		got, err := f.v2.MessagesOfTopic(ctx, mf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := f.ref.MessagesOfTopic(ctx, mf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(want, got); d != "" {
-			t.Fatalf("page %+v: (-v1 +v2)\n%s", mf, d)
-		}
+		sameOnBoth(t, f, func(d *db.DB) (any, error) { return d.MessagesOfTopic(ctx, mf) }, "page %+v", mf)
 		seq := f.rng.Int63n(f.maxSeq[topic]+2) + 0
 		gm, gerr := f.v2.MessageBySequence(ctx, topic, seq)
 		wm, werr := f.ref.MessageBySequence(ctx, topic, seq)
@@ -175,55 +165,15 @@ func (f *v2Fixture) same(t *testing.T, rounds int) {
 		topic := all[f.rng.Intn(len(all))]
 		keys = append(keys, db.TopicSequence{TopicID: topic, SequenceNumber: f.rng.Int63n(f.maxSeq[topic] + 2)})
 	}
-	gt, err := f.v2.MessagesByTimestamp(ctx, stamps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := f.ref.MessagesByTimestamp(ctx, stamps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(wt, gt); d != "" {
-		t.Fatalf("messages by timestamp: (-v1 +v2)\n%s", d)
-	}
-	gs, err := f.v2.MessagesBySequence(ctx, keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := f.ref.MessagesBySequence(ctx, keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(ws, gs); d != "" {
-		t.Fatalf("messages by sequence number: (-v1 +v2)\n%s", d)
-	}
-	gl, err := f.v2.LatestMessages(ctx, all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wl, err := f.ref.LatestMessages(ctx, all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(wl, gl); d != "" {
-		t.Fatalf("latest: (-v1 +v2)\n%s", d)
-	}
+	sameOnBoth(t, f, func(d *db.DB) (any, error) { return d.MessagesByTimestamp(ctx, stamps) }, "messages by timestamp")
+	sameOnBoth(t, f, func(d *db.DB) (any, error) { return d.MessagesBySequence(ctx, keys) }, "messages by sequence number")
+	sameOnBoth(t, f, func(d *db.DB) (any, error) { return d.LatestMessages(ctx, all) }, "latest")
 	for _, topic := range all {
 		var bounds []model.Timestamp
 		for b := time.Date(2018, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano(); b < time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano(); b += 7 * v2Month {
 			bounds = append(bounds, model.Timestamp(b+f.rng.Int63n(v2Month)))
 		}
-		got, err := f.v2.Activity(ctx, topic, bounds)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := f.ref.Activity(ctx, topic, bounds)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(want, got); d != "" {
-			t.Fatalf("activity of %s: (-v1 +v2)\n%s", topic, d)
-		}
+		sameOnBoth(t, f, func(d *db.DB) (any, error) { return d.Activity(ctx, topic, bounds) }, "activity of %s", topic)
 		page, err := f.ref.MessagesOfTopic(ctx, db.MessageFilter{TopicID: topic, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
@@ -232,30 +182,27 @@ func (f *v2Fixture) same(t *testing.T, rounds int) {
 		for i := range page {
 			msgs = append(msgs, &page[i])
 		}
-		gc, err := f.v2.ChunksOf(ctx, msgs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wc, err := f.ref.ChunksOf(ctx, msgs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(wc, gc); d != "" {
-			t.Fatalf("chunks of %s: (-v1 +v2)\n%s", topic, d)
-		}
+		sameOnBoth(t, f, func(d *db.DB) (any, error) { return d.ChunksOf(ctx, msgs) }, "chunks of %s", topic)
 	}
 	for _, after := range []model.Timestamp{0, f.stamps[len(f.stamps)/2], f.stamps[len(f.stamps)-1]} {
-		gp, err := f.v2.LivePoll(ctx, after, all, 50)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wp, err := f.ref.LivePoll(ctx, after, all, 50)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(wp, gp); d != "" {
-			t.Fatalf("live poll after %s: (-v1 +v2)\n%s", after, d)
-		}
+		sameOnBoth(t, f, func(d *db.DB) (any, error) { return d.LivePoll(ctx, after, all, 50) }, "live poll after %s", after)
+	}
+}
+
+// sameOnBoth asks read of the v2 handle and of the v1 one and fails unless
+// both answer without error and alike; what (with args) names the question.
+func sameOnBoth(t *testing.T, f *v2Fixture, read func(*db.DB) (any, error), what string, args ...any) {
+	t.Helper()
+	got, err := read(f.v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := read(f.ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("%s: (-v1 +v2)\n%s", fmt.Sprintf(what, args...), d)
 	}
 }
 
@@ -414,17 +361,7 @@ func TestV2RunAfterReset(t *testing.T) {
 	}
 	f.resetMoving(t)
 	stale := f.v2.Fallbacks().Count("stale")
-	got, err := f.v2.MessagesOfTopic(ctx, page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := f.ref.MessagesOfTopic(ctx, page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("after the reset (-v1 +v2):\n%s", d)
-	}
+	sameOnBoth(t, f, func(d *db.DB) (any, error) { return d.MessagesOfTopic(ctx, page) }, "after the reset")
 	if f.v2.Fallbacks().Count("stale") == stale {
 		t.Error("the stale map was not found out")
 	}
@@ -447,17 +384,7 @@ func TestV2ActivityAfterReset(t *testing.T) {
 	}
 	f.resetMoving(t)
 	stale := f.v2.Fallbacks().Count("stale")
-	got, err := f.v2.Activity(ctx, 1001, bounds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := f.ref.Activity(ctx, 1001, bounds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("after the reset (-v1 +v2):\n%s", d)
-	}
+	sameOnBoth(t, f, func(d *db.DB) (any, error) { return d.Activity(ctx, 1001, bounds) }, "after the reset")
 	if f.v2.Fallbacks().Count("stale") == stale {
 		t.Error("the stale map was not found out")
 	}

@@ -165,3 +165,42 @@ func TestRunBlockOf(t *testing.T) {
 		}
 	}
 }
+
+// TestRunOf: a run joins the next windows while they hold fewer rows than
+// the page needs (and the one after), ends at a window the map cannot
+// vouch for, at maxRun windows, and where its partitions would leave the
+// block its statement is planned for (runBlockOf).
+func TestRunOf(t *testing.T) {
+	ws := func(rows int32, parts ...int32) []window {
+		out := make([]window, len(parts))
+		for i, p := range parts {
+			out[i] = window{part: p, rows: rows}
+		}
+		return out
+	}
+	many := make([]int32, 30)
+	for i := range many {
+		many[i] = int32(i)
+	}
+	for _, c := range []struct {
+		name      string
+		todo      []window
+		remaining int64
+		want      int
+	}{
+		{"one window fills the page", ws(100, 3, 4, 5), 25, 1},
+		{"small windows, and the one that fills the page", ws(10, 3, 4, 5, 6), 25, 3},
+		{"a window alone", ws(10, 3), 25, 1},
+		{"at most maxRun windows", ws(1, many...), 100, maxRun},
+		{"a parent window ends the run", append(ws(1, 3, 4), window{part: -1, rows: -1}, window{part: 5, rows: 1}), 25, 2},
+		{"a window of unknown size is the run's last", append(ws(1, 3, 4), window{part: 5, rows: -1}, window{part: 6, rows: 1}), 25, 3},
+		{"the run ends at its block's edge", ws(1, 7, 12, 20, 23, 24, 25), 25, 4},
+		{"gaps within the block", ws(1, 8, 14, 22, 31, 32), 25, 4},
+		{"descending, within the block below", ws(1, 24, 16, 9, 8, 7), 25, 4},
+		{"the page's last window may not leave the block either", ws(10, 7, 23, 24), 25, 2},
+	} {
+		if got := runOf(c.todo, c.remaining); got != c.want {
+			t.Errorf("%s: %d windows, want %d", c.name, got, c.want)
+		}
+	}
+}

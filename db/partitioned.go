@@ -370,6 +370,12 @@ func runBlockOf(parts []partition, first, last int) partition {
 	return partition{lo: parts[start].lo, hi: parts[end].hi}
 }
 
+// inOneBlock tells whether partitions first to last (indexes, first <=
+// last) are in one block of runBlockOf.
+func inOneBlock(first, last int32) bool {
+	return last < first/runBlockStep*runBlockStep+runBlock
+}
+
 // blockOf is runBlockOf for the partitions holding [lo, hi), or that one
 // partition's bounds when one holds it all: a plan of that partition alone
 // has no partitions to prune again at each probe (the last days' activity:
@@ -401,11 +407,7 @@ func runOf(todo []window, remaining int64) int {
 	// that its statement is planned for that block and not for every
 	// partition; a run that would leave it ends there
 	joins := func(w window) bool {
-		if w.part < 0 {
-			return false
-		}
-		lo, hi := min(first, w.part), max(last, w.part)
-		return hi < lo/runBlockStep*runBlockStep+runBlock
+		return w.part >= 0 && inOneBlock(min(first, w.part), max(last, w.part))
 	}
 	for n < len(todo) && n < maxRun && todo[n].rows >= 0 && rows < remaining && joins(todo[n]) {
 		rows += int64(todo[n].rows)
@@ -670,17 +672,17 @@ func (d *DB) latestV2(ctx context.Context, p *partitioned, topic model.EntityID)
 
 // activityBoundsSQL: for each boundary, the first sequence number in
 // [lo, hi) (-1 when there is none), lo the boundary and hi the end of the
-// window of the topic's map that holds it. One statement on the parent
-// table, prepared: its generic plan prunes every probe to the partition of
-// its window at execution, and opening the partitions once costs a few
-// microseconds each, where a statement per partition (the shape before)
+// window of the topic's map that holds it. A statement on the parent
+// table for the boundaries in one block of partitions (activityWindows
+// sends one per block), prepared: its generic plan prunes every probe to
+// the partition of its window at execution, and opening the partitions
+// once costs a few microseconds each, where a statement per partition
 // cost some thirty: the hot topic's activity(96) reads 87 partitions.
-// The whole statement is bounded by its first lo and its last hi as well
+// The statement is bounded by its first lo and its last hi as well
 // ($5, $6), which PostgreSQL prunes at executor start (a short window, the
-// last day's activity say, opens its own partitions alone).
-// A short window is also bounded by the constant bounds of a block of
-// partitions that holds it (blockOf, as a run statement is), so that its
-// generic plan holds those partitions alone and does not lock every one.
+// last day's activity say, opens its own partitions alone), and by the
+// constant bounds of its block (blockOf, as a run statement is), so that
+// its generic plan holds those partitions alone and does not lock every one.
 // Its first column is the check of the first partition ($4), as a read of
 // one partition returns it: a reset truncates every partition, and windows
 // learned before it may leave out where the messages are now.
@@ -746,25 +748,54 @@ func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.En
 		if len(asked) == 0 {
 			break
 		}
-		var check int64
-		read := func(rows rowSource) error {
-			var k, seq int64
-			for rows.Next() {
-				if err := rows.Scan(&check, &k, &seq); err != nil {
-					return err
+		// A statement per block of partitions (inOneBlock) that the pass's
+		// windows fall in, pipelined: each is planned for its block alone,
+		// and a probe's re-pruning at execution walks that block's
+		// partitions, not all of them (pgbench, the hot topic's whole
+		// history in 96 boundaries over 87 partitions, 16 clients: one
+		// statement 1,479 statements/s, four 1,707; the service side by
+		// side 1,021 / 1,069 / 992 → 1,195 / 1,301 / 1,199 requests/s).
+		var checks []*int64
+		var ps []piped
+		for start := 0; start < len(asked); {
+			end, first, last := start+1, ws[at[asked[start]]].part, ws[at[asked[start]]].part
+			for first >= 0 && end < len(asked) {
+				part := ws[at[asked[end]]].part
+				if part < 0 || !inOneBlock(min(first, part), max(last, part)) {
+					break
 				}
-				if seq >= 0 {
-					firsts[asked[k-1]] = seq
-				}
+				first, last = min(first, part), max(last, part)
+				end++
 			}
-			return rows.Err()
+			group, glos, ghis := asked[start:end], los[start:end], his[start:end]
+			lo, hi := slices.Min(glos), slices.Max(ghis)
+			c := new(int64)
+			checks = append(checks, c)
+			ps = append(ps, piped{
+				sql:  activityBoundsSQL(p.messages.blockOf(lo, hi)),
+				args: []any{int64(topic), int64Array(glos), int64Array(ghis), checkName, lo, hi},
+				read: func(rows rowSource) error {
+					var k, seq int64
+					for rows.Next() {
+						if err := rows.Scan(c, &k, &seq); err != nil {
+							return err
+						}
+						if seq >= 0 {
+							firsts[group[k-1]] = seq
+						}
+					}
+					return rows.Err()
+				},
+			})
+			start = end
 		}
-		lo, hi := slices.Min(los), slices.Max(his)
-		if err := d.query(ctx, read, activityBoundsSQL(p.messages.blockOf(lo, hi)), int64(topic), int64Array(los), int64Array(his), checkName, lo, hi); err != nil {
+		if err := d.pipeline(ctx, ps); err != nil {
 			return nil, err
 		}
-		if check != checkWant {
-			return nil, errStale
+		for _, check := range checks {
+			if *check != checkWant {
+				return nil, errStale
+			}
 		}
 		forget := false
 		for _, i := range asked {

@@ -140,10 +140,12 @@ func livePollNamedSQL(p *partitioned, after, floor, now int64) string {
 	if !ok {
 		return ""
 	}
-	key := strings.Join(tx, ",") + "|" + strings.Join(msg, ",")
-	if s, ok := livePollTexts.get(key); ok {
-		return s
-	}
+	return livePollTexts.of(strings.Join(tx, ",")+"|"+strings.Join(msg, ","), func() string { return livePollNamed(tx, msg) })
+}
+
+// livePollNamed is livePollNamedSQL's text for the partitions of transaction
+// (tx) and topic_message (msg) it reads.
+func livePollNamed(tx, msg []string) string {
 	var walk, head, read []string
 	for _, t := range tx {
 		walk = append(walk, "SELECT entity_id AS topic_id, consensus_timestamp FROM "+t+
@@ -156,11 +158,10 @@ func livePollNamedSQL(p *partitioned, after, floor, now int64) string {
 	}
 	// GREATEST skips nulls: the head is null only when no partition has a
 	// transaction at or after the floor, as max over the table would be.
-	s := "WITH tx AS MATERIALIZED (SELECT topic_id, consensus_timestamp FROM (" + strings.Join(walk, " UNION ALL ") +
+	return "WITH tx AS MATERIALIZED (SELECT topic_id, consensus_timestamp FROM (" + strings.Join(walk, " UNION ALL ") +
 		") AS w ORDER BY consensus_timestamp LIMIT $3), marks AS (SELECT GREATEST(" + strings.Join(head, ", ") + ") AS head," +
 		livePollMarks +
 		strings.Join(read, " UNION ALL ") + livePollEnd
-	return livePollTexts.keep(key, s)
 }
 
 var livePollTexts texts[string] // the partitions' names → livePollNamedSQL

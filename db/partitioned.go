@@ -114,22 +114,19 @@ var sliceTexts texts[sliceKey]
 // more parameters. Its first column is the partition's check (0 on the
 // parent). The name was quoted when the catalog was read.
 func sliceSQL(shape pageShape, desc bool, p *partition) string {
-	k := sliceKey{shape: shape, desc: desc, table: p.name}
-	if s, ok := sliceTexts.get(k); ok {
-		return s
-	}
-	conds, by, limit := shape.text()
-	check, bounds := p.check, p.within("consensus_timestamp")
-	switch {
-	case p.name != "":
-	case shape == shapeMixed:
-		check, bounds = "0::bigint", " AND consensus_timestamp >= $9 AND consensus_timestamp < $10"
-	default:
-		check, bounds = "0::bigint", " AND consensus_timestamp >= $6 AND consensus_timestamp < $7"
-	}
-	s := "SELECT " + check + ", " + messageColumns + " FROM topic_message WHERE topic_id = $1" + conds + bounds +
-		" ORDER BY " + by + " " + direction(order(desc)) + " LIMIT " + limit
-	return sliceTexts.keep(k, s)
+	return sliceTexts.of(sliceKey{shape: shape, desc: desc, table: p.name}, func() string {
+		conds, by, limit := shape.text()
+		check, bounds := p.check, p.within("consensus_timestamp")
+		switch {
+		case p.name != "":
+		case shape == shapeMixed:
+			check, bounds = "0::bigint", " AND consensus_timestamp >= $9 AND consensus_timestamp < $10"
+		default:
+			check, bounds = "0::bigint", " AND consensus_timestamp >= $6 AND consensus_timestamp < $7"
+		}
+		return "SELECT " + check + ", " + messageColumns + " FROM topic_message WHERE topic_id = $1" + conds + bounds +
+			" ORDER BY " + by + " " + direction(order(desc)) + " LIMIT " + limit
+	})
 }
 
 // errStale: the catalog no longer matches the database; read it again and
@@ -307,21 +304,18 @@ var runTexts texts[runKey]
 // past the 16 a backend locks cheaply) before pruning: a fifth of the
 // database's rate on a sparse topic's page.
 func runSQL(shape pageShape, desc bool, block partition) string {
-	k := runKey{shape: shape, desc: desc, lo: block.lo, hi: block.hi}
-	if s, ok := runTexts.get(k); ok {
-		return s
-	}
-	conds, by, limit := shape.text()
-	n := 6
-	if shape == shapeMixed {
-		n = 9
-	}
-	arg := func(i int) string { return "$" + strconv.Itoa(n+i) }
-	s := "SELECT (SELECT coalesce(pg_relation_filenode(to_regclass(" + arg(0) + ")), -1)::bigint), " + messageColumns +
-		" FROM topic_message WHERE topic_id = $1" + conds +
-		" AND consensus_timestamp >= " + arg(1) + " AND consensus_timestamp < " + arg(2) + block.within("consensus_timestamp") +
-		" ORDER BY " + by + " " + direction(order(desc)) + " LIMIT " + limit
-	return runTexts.keep(k, s)
+	return runTexts.of(runKey{shape: shape, desc: desc, lo: block.lo, hi: block.hi}, func() string {
+		conds, by, limit := shape.text()
+		n := 6
+		if shape == shapeMixed {
+			n = 9
+		}
+		arg := func(i int) string { return "$" + strconv.Itoa(n+i) }
+		return "SELECT (SELECT coalesce(pg_relation_filenode(to_regclass(" + arg(0) + ")), -1)::bigint), " + messageColumns +
+			" FROM topic_message WHERE topic_id = $1" + conds +
+			" AND consensus_timestamp >= " + arg(1) + " AND consensus_timestamp < " + arg(2) + block.within("consensus_timestamp") +
+			" ORDER BY " + by + " " + direction(order(desc)) + " LIMIT " + limit
+	})
 }
 
 // pageRun reads a run of windows in one statement (runSQL) and appends
@@ -513,14 +507,11 @@ func (d *DB) partitionOfSequence(ctx context.Context, p *partitioned, topic mode
 // transaction is distributed by payer and may not be joined to
 // topic_message, messageByTimestampCitus reads them apart instead.
 func byTimestampV2SQL(tx, msg *partition) string {
-	k := [2]string{tx.name, msg.name}
-	if s, ok := byTimestampTexts.get(k); ok {
-		return s
-	}
-	s := "SELECT " + messageColumnsM + " FROM transaction AS t JOIN topic_message AS m " +
-		"ON m.topic_id = t.entity_id AND m.consensus_timestamp = t.consensus_timestamp" + msg.within("m.consensus_timestamp") +
-		" WHERE t.consensus_timestamp = $1" + tx.within("t.consensus_timestamp") + " AND t.result = 22 AND t.type = 27 LIMIT 2"
-	return byTimestampTexts.keep(k, s)
+	return byTimestampTexts.of([2]string{tx.name, msg.name}, func() string {
+		return "SELECT " + messageColumnsM + " FROM transaction AS t JOIN topic_message AS m " +
+			"ON m.topic_id = t.entity_id AND m.consensus_timestamp = t.consensus_timestamp" + msg.within("m.consensus_timestamp") +
+			" WHERE t.consensus_timestamp = $1" + tx.within("t.consensus_timestamp") + " AND t.result = 22 AND t.type = 27 LIMIT 2"
+	})
 }
 
 var byTimestampTexts texts[[2]string] // the transaction and topic_message partitions
@@ -687,16 +678,13 @@ func (d *DB) latestV2(ctx context.Context, p *partitioned, topic model.EntityID)
 // one partition returns it: a reset truncates every partition, and windows
 // learned before it may leave out where the messages are now.
 func activityBoundsSQL(block partition) string {
-	k := [2]int64{block.lo, block.hi}
-	if s, ok := activityTexts.get(k); ok {
-		return s
-	}
-	s := "SELECT (" + partitionCheck + "to_regclass($4)), b.i, coalesce((SELECT t.sequence_number FROM topic_message AS t WHERE t.topic_id = $1 " +
-		"AND t.consensus_timestamp >= b.lo AND t.consensus_timestamp < b.hi " +
-		"AND t.consensus_timestamp >= $5 AND t.consensus_timestamp < $6" + block.within("t.consensus_timestamp") +
-		" ORDER BY t.consensus_timestamp LIMIT 1), -1) " +
-		"FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS b(lo, hi, i)"
-	return activityTexts.keep(k, s)
+	return activityTexts.of([2]int64{block.lo, block.hi}, func() string {
+		return "SELECT (" + partitionCheck + "to_regclass($4)), b.i, coalesce((SELECT t.sequence_number FROM topic_message AS t WHERE t.topic_id = $1 " +
+			"AND t.consensus_timestamp >= b.lo AND t.consensus_timestamp < b.hi " +
+			"AND t.consensus_timestamp >= $5 AND t.consensus_timestamp < $6" + block.within("t.consensus_timestamp") +
+			" ORDER BY t.consensus_timestamp LIMIT 1), -1) " +
+			"FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS b(lo, hi, i)"
+	})
 }
 
 var activityTexts texts[[2]int64] // the block's bounds → activityBoundsSQL
@@ -907,10 +895,7 @@ type partitionTexts struct {
 
 // of is the text for part.
 func (c *partitionTexts) of(part *partition) string {
-	if s, ok := c.get(part.name); ok {
-		return s
-	}
-	return c.keep(part.name, c.make(part))
+	return c.texts.of(part.name, func() string { return c.make(part) })
 }
 
 // messagesBySequenceV2 is MessagesBySequence on the v2 layout: the keys

@@ -86,6 +86,15 @@ func (c *texts[K]) get(k K) (string, bool) {
 	return s.(string), true
 }
 
+// of is the text kept for k, made by mk the first time it is asked for.
+// (mk does not escape: a closure passed here stays on the caller's stack.)
+func (c *texts[K]) of(k K, mk func() string) string {
+	if s, ok := c.get(k); ok {
+		return s
+	}
+	return c.keep(k, mk())
+}
+
 // keep keeps s for k (or returns the text another caller kept first).
 func (c *texts[K]) keep(k K, s string) string {
 	got, loaded := c.m.LoadOrStore(k, s)

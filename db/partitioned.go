@@ -356,18 +356,33 @@ const (
 // runBlockOf is the block holding partitions first to last (indexes into
 // parts) as a partition's bounds, or no bounds at all when none does.
 func runBlockOf(parts []partition, first, last int) partition {
-	start := first / runBlockStep * runBlockStep
-	end := min(start+runBlock, len(parts)) - 1
-	if first < 0 || last > end {
+	if first < 0 || last >= len(parts) || !inOneBlock(first, last) {
 		return partition{lo: math.MinInt64, hi: math.MaxInt64}
 	}
-	return partition{lo: parts[start].lo, hi: parts[end].hi}
+	start := first / runBlockStep * runBlockStep
+	return partition{lo: parts[start].lo, hi: parts[min(start+runBlock, len(parts))-1].hi}
 }
 
 // inOneBlock tells whether partitions first to last (indexes, first <=
 // last) are in one block of runBlockOf.
-func inOneBlock(first, last int32) bool {
+func inOneBlock(first, last int) bool {
 	return last < first/runBlockStep*runBlockStep+runBlock
+}
+
+// blockRun is how many of the first n partitions part(0), part(1), ...
+// (indexes into the partitions, in either order) lie in one block of
+// runBlockOf: up to the first that would take them out of it, or the first
+// that is no partition (-1, a window on the parent table).
+func blockRun(n int, part func(int) int32) int {
+	first, last := math.MaxInt, -1
+	for i := range n {
+		p := int(part(i))
+		if p < 0 || !inOneBlock(min(first, p), max(last, p)) {
+			return i
+		}
+		first, last = min(first, p), max(last, p)
+	}
+	return n
 }
 
 // blockOf is runBlockOf for the partitions holding [lo, hi), or that one
@@ -395,23 +410,19 @@ const maxRun = 16
 // each read alone otherwise, so that a sparse topic's page is not a
 // statement per partition. Only windows of known size join a run.
 func runOf(todo []window, remaining int64) int {
+	// A run stays within one block (runBlockOf), so that its statement is
+	// planned for that block and not for every partition; a run that would
+	// leave it ends there.
+	inBlock := blockRun(min(len(todo), maxRun), func(i int) int32 { return todo[i].part })
 	n, rows := 0, int64(0)
-	first, last := int32(math.MaxInt32), int32(-1) // the run's partitions
-	// joins: w's partition keeps the run within one block (runBlockOf), so
-	// that its statement is planned for that block and not for every
-	// partition; a run that would leave it ends there
-	joins := func(w window) bool {
-		return w.part >= 0 && inOneBlock(min(first, w.part), max(last, w.part))
-	}
-	for n < len(todo) && n < maxRun && todo[n].rows >= 0 && rows < remaining && joins(todo[n]) {
+	for n < inBlock && todo[n].rows >= 0 && rows < remaining {
 		rows += int64(todo[n].rows)
-		first, last = min(first, todo[n].part), max(last, todo[n].part)
 		n++
 	}
 	if n < 2 {
 		return 1
 	}
-	if rows < remaining && n < len(todo) && n < maxRun && joins(todo[n]) {
+	if rows < remaining && n < inBlock {
 		n++ // the next window too, whatever its size: the page needs it
 	}
 	return n
@@ -746,15 +757,8 @@ func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.En
 		var checks []*int64
 		var ps []piped
 		for start := 0; start < len(asked); {
-			end, first, last := start+1, ws[at[asked[start]]].part, ws[at[asked[start]]].part
-			for first >= 0 && end < len(asked) {
-				part := ws[at[asked[end]]].part
-				if part < 0 || !inOneBlock(min(first, part), max(last, part)) {
-					break
-				}
-				first, last = min(first, part), max(last, part)
-				end++
-			}
+			// a window on the parent table is a statement of its own
+			end := start + max(1, blockRun(len(asked)-start, func(i int) int32 { return ws[at[asked[start+i]]].part }))
 			group, glos, ghis := asked[start:end], los[start:end], his[start:end]
 			lo, hi := slices.Min(glos), slices.Max(ghis)
 			c := new(int64)

@@ -77,27 +77,14 @@ type texts[K comparable] struct{ m sync.Map }
 // statement on every connection of the pool (DB.KeptBytes).
 var textsMade atomic.Int64
 
-// get is the text kept for k.
-func (c *texts[K]) get(k K) (string, bool) {
-	s, ok := c.m.Load(k)
-	if !ok {
-		return "", false
-	}
-	return s.(string), true
-}
-
-// of is the text kept for k, made by mk the first time it is asked for.
-// (mk does not escape: a closure passed here stays on the caller's stack.)
+// of is the text kept for k, made by mk the first time it is asked for
+// (or the text another caller kept first). mk does not escape: a closure
+// passed here stays on the caller's stack.
 func (c *texts[K]) of(k K, mk func() string) string {
-	if s, ok := c.get(k); ok {
-		return s
+	if s, ok := c.m.Load(k); ok {
+		return s.(string)
 	}
-	return c.keep(k, mk())
-}
-
-// keep keeps s for k (or returns the text another caller kept first).
-func (c *texts[K]) keep(k K, s string) string {
-	got, loaded := c.m.LoadOrStore(k, s)
+	got, loaded := c.m.LoadOrStore(k, mk())
 	if !loaded {
 		textsMade.Add(1)
 	}

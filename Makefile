@@ -106,5 +106,7 @@ bench-scale: build ## mainnet-shaped benchmark (50M messages in v1 and v2; first
 
 # The same messages in both layouts (2M by default), served side by side:
 # every route's v2 rate over its v1 rate, and the answers compared.
-bench-scale-pair: build ## v2 against v1 on the same 2M messages (~7 min; not in `make test`): figures into BENCHMARKS.md
+# Then the layout's floor: the rows of the routes that read many v2 partitions, read
+# by pgbench alone with the cheapest statement there is (bench/cmd/bench/scale_floor.go).
+bench-scale-pair: build ## v2 against v1 on the same 2M messages, and the layout's floor (~8 min; not in `make test`): figures into BENCHMARKS.md
 	$(GO) run ./bench/cmd/bench -bin $(BIN) -scale -scale-pair -scale-warm 5s -scale-sets v1,v2 -scale-prefix mirrorql_same -scale-messages 2000000 $(SCALEFLAGS)

@@ -124,6 +124,7 @@ type scaleReport struct {
 	plabels  []string // partition targets, base first
 	prows    map[string]map[string]measurement
 	plans    map[string][]plan // label → plans
+	floors   []*layoutFloor    // -scale-pair: the layout's floor of the routes that read many partitions
 	poll     []scalePoll
 	graphql  bool
 	machine  []string
@@ -351,6 +352,8 @@ func measureScale(ctx context.Context, f flags, adminURL, desc string, sets []*s
 		}
 		rep.groups = append(rep.groups, g)
 		stopAll()
+		// with the services stopped: PostgreSQL alone
+		rep.floors = pairFloors(ctx, sets[v2].plan, sets[v1].d, sets[v2].d, f.conns[0]/2, sf.rounds, sf.duration+time.Second)
 	}
 
 	// 1. The routes on each large data set, in rounds with v1 1M: one
@@ -781,6 +784,7 @@ func (r *scaleReport) markdown() string {
 			}
 		}
 		p("")
+		r.floorSection(p)
 	}
 	if len(r.plabels) > 1 {
 		base := r.plabels[0]

@@ -25,7 +25,9 @@ import (
 // the batch. So the nodes a loader returns share a view.Page holding every
 // row of its batch, and the first node of a page to ask for a nested field
 // starts the loads of all its siblings at once (see the *Of methods): a
-// page's keys always join one batch, at every level of nesting.
+// page's keys join one batch, at every level of nesting, unless that loop
+// itself is held up past the wait (a busy machine once split a batch in
+// two: one statement more, the same answers).
 type loaders struct {
 	// topic: TopicMessage.topic (app.GraphReader.TopicsByID: topics with an entity row).
 	topic *dataloader.Loader[model.EntityID, *view.Topic]

@@ -792,7 +792,6 @@ type measurement struct {
 // median is the measurement with the median p99, with the medians of the
 // rate and of the CPU figures.
 func median(ms []measurement) measurement {
-	mid := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
 	var rps, cpu, pg, p50 []float64
 	for _, m := range ms {
 		rps, cpu, pg, p50 = append(rps, m.rps), append(cpu, m.cpuPer1k), append(pg, m.pgCPUPer1k), append(p50, float64(m.p50))
@@ -800,7 +799,7 @@ func median(ms []measurement) measurement {
 	sorted := slices.Clone(ms)
 	slices.SortFunc(sorted, func(a, b measurement) int { return cmp.Compare(a.p99, b.p99) })
 	out := sorted[len(sorted)/2]
-	out.rps, out.cpuPer1k, out.pgCPUPer1k, out.p50 = mid(rps), mid(cpu), mid(pg), time.Duration(mid(p50))
+	out.rps, out.cpuPer1k, out.pgCPUPer1k, out.p50 = medianOf(rps), medianOf(cpu), medianOf(pg), time.Duration(medianOf(p50))
 	out.rounds = len(ms)
 	return out
 }

@@ -21,9 +21,7 @@ import (
 
 // bySequenceSQL is the statement the by-sequence route sends (db.MessageBySequence),
 // in pgbench's variable syntax.
-const bySequenceSQL = "SELECT consensus_timestamp, message, running_hash, sequence_number, running_hash_version, " +
-	"chunk_num, chunk_total, payer_account_id, valid_start_timestamp, topic_id, initial_transaction_id " +
-	"FROM topic_message WHERE topic_id = :topic AND sequence_number = :seq;"
+const bySequenceSQL = "SELECT " + messageColumns + " FROM topic_message WHERE topic_id = :topic AND sequence_number = :seq;"
 
 type floor struct {
 	conns      int

@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"mirrorql/db"
 	"mirrorql/model"
 )
 
@@ -29,8 +29,9 @@ import (
 // and then reused, holds exactly the partitions the rows are in (nothing
 // pruned at execution, nothing planned per execution) — a statement the
 // service could not send, since it would need a plan for every page, but
-// one that no statement the service could send beats. v1's statement is
-// the same one on the flat table.
+// one that no statement the service could send beats. v1's are the
+// statements v1's query layer sends for the same rows (recordingDB), their
+// values written in.
 
 // floorTopics is how many topics the page floors draw from (pgbench picks
 // one of their scripts at random for each transaction).
@@ -55,6 +56,7 @@ func (lf *layoutFloor) ratio() float64 {
 	return medianOf(rs)
 }
 
+// medianOf is the median of v (the upper one of an even count), 0 for none.
 func medianOf(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
@@ -63,9 +65,6 @@ func medianOf(v []float64) float64 {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
-
-// floorScripts are the scripts of one route on one layout.
-type floorScripts []string
 
 // pairFloors measures the floors of the routes whose v2 reads spread over
 // many partitions (list-25, the GraphQL page, activity) on the pair's data
@@ -76,9 +75,23 @@ func pairFloors(ctx context.Context, p *scalePlan, v1, v2 *dataset, conns, round
 		return []*layoutFloor{{route: "all", err: err.Error()}}
 	}
 	defer conn.Close(ctx)
+	qdb, rec, err := recordingDB(v1)
+	if err != nil {
+		return []*layoutFloor{{route: "all", err: err.Error()}}
+	}
+	defer qdb.Close()
+	// sent is the v1 script of what ask sends: v1's own statements
+	sent := func(ask func(*db.DB) error) (string, error) {
+		rec.Take()
+		if err := ask(qdb); err != nil {
+			return "", err
+		}
+		s, err := literalScript(rec.Take())
+		return s + "\n", err
+	}
 	type job struct {
 		lf     *layoutFloor
-		s1, s2 floorScripts
+		s1, s2 []string
 	}
 	var jobs []job
 	for _, n := range []int64{25, 100} {
@@ -86,7 +99,7 @@ func pairFloors(ctx context.Context, p *scalePlan, v1, v2 *dataset, conns, round
 		if n == 100 {
 			lf.route, lf.what = "gql-page", "a random topic's first 100 messages"
 		}
-		s1, s2, parts, err := pageFloorScripts(ctx, conn, p, n)
+		s1, s2, parts, err := pageFloorScripts(ctx, conn, sent, p, n)
 		if err != nil {
 			lf.err = err.Error()
 		} else {
@@ -95,7 +108,7 @@ func pairFloors(ctx context.Context, p *scalePlan, v1, v2 *dataset, conns, round
 		jobs = append(jobs, job{lf, s1, s2})
 	}
 	lf := &layoutFloor{route: "gql-activity", what: "the first sequence number at or after each of the hot topic's 96 boundaries"}
-	s1, s2, parts, err := activityFloorScripts(ctx, conn, p)
+	s1, s2, parts, err := activityFloorScripts(ctx, conn, sent, p)
 	if err != nil {
 		lf.err = err.Error()
 	} else {
@@ -110,7 +123,7 @@ func pairFloors(ctx context.Context, p *scalePlan, v1, v2 *dataset, conns, round
 			}
 			for _, side := range []struct {
 				d       *dataset
-				scripts floorScripts
+				scripts []string
 				out     *[]floor
 			}{{v1, j.s1, &j.lf.v1}, {v2, j.s2, &j.lf.v2}} {
 				fl, err := runFloorScripts(ctx, side.d, conns, dur, j.lf.route, side.scripts)
@@ -131,18 +144,24 @@ func pairFloors(ctx context.Context, p *scalePlan, v1, v2 *dataset, conns, round
 }
 
 // pageFloorScripts are, for floorTopics topics spread over the plan's, the
-// topic's first n messages: on v1 by the (topic_id, consensus_timestamp)
-// index, on v2 bounded by their first and last timestamps.
-func pageFloorScripts(ctx context.Context, conn *pgx.Conn, p *scalePlan, n int64) (s1, s2 floorScripts, parts float64, err error) {
+// topic's first n messages: on v1 as v1's query layer reads them, on v2
+// bounded by their first and last timestamps.
+func pageFloorScripts(ctx context.Context, conn *pgx.Conn, sent func(func(*db.DB) error) (string, error), p *scalePlan, n int64) (s1, s2 []string, parts float64, err error) {
 	step := max(1, len(p.topics)/floorTopics)
 	for i := step / 2; i < len(p.topics) && len(s1) < floorTopics; i += step {
 		t := p.topics[i]
 		last := min(n, t.n)
 		lo, hi := p.ts(i, 1), p.ts(i, last)
-		s1 = append(s1, fmt.Sprintf("SELECT %s FROM topic_message WHERE topic_id = %d ORDER BY consensus_timestamp LIMIT %d;\n",
-			floorColumns, t.id, n))
+		v1, err := sent(func(q *db.DB) error {
+			_, err := q.MessagesOfTopic(ctx, db.MessageFilter{TopicID: model.EntityID(t.id), Limit: int(n)})
+			return err
+		})
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		s1 = append(s1, v1)
 		s2 = append(s2, fmt.Sprintf("SELECT %s FROM topic_message WHERE topic_id = %d AND consensus_timestamp >= %d AND consensus_timestamp <= %d ORDER BY consensus_timestamp LIMIT %d;\n",
-			floorColumns, t.id, lo, hi, n))
+			messageColumns, t.id, lo, hi, n))
 		var k int64
 		if err := conn.QueryRow(ctx, "SELECT count(DISTINCT tableoid) FROM topic_message WHERE topic_id = $1 AND consensus_timestamp BETWEEN $2 AND $3",
 			t.id, lo, hi).Scan(&k); err != nil {
@@ -156,10 +175,12 @@ func pageFloorScripts(ctx context.Context, conn *pgx.Conn, p *scalePlan, n int64
 	return s1, s2, parts / float64(len(s1)), nil
 }
 
-// activityFloorScripts are the hot topic's whole-history activity as one
-// probe per boundary: on v1 into the flat table, on v2 into the partition
-// that holds the answer, named.
-func activityFloorScripts(ctx context.Context, conn *pgx.Conn, p *scalePlan) (s1, s2 floorScripts, parts float64, err error) {
+// activityFloorScripts are the hot topic's whole-history activity: on v1
+// as v1's query layer asks it (one probe node rescanned for each boundary,
+// which on the flat table costs less than a probe node per boundary: 4,400
+// against 2,578 statements/s), on v2 as one probe per boundary into the
+// partition that holds the answer, named.
+func activityFloorScripts(ctx context.Context, conn *pgx.Conn, sent func(func(*db.DB) error) (string, error), p *scalePlan) (s1, s2 []string, parts float64, err error) {
 	hot := p.topics[0]
 	bounds := model.Boundaries(model.Timestamp(p.ts(0, 1)), model.Timestamp(p.ts(0, hot.n)+1), activityBuckets)
 	var probes []string
@@ -174,27 +195,19 @@ func activityFloorScripts(ctx context.Context, conn *pgx.Conn, p *scalePlan) (s1
 		probes = append(probes, fmt.Sprintf("(SELECT sequence_number FROM %s WHERE topic_id = %d AND consensus_timestamp >= %d ORDER BY consensus_timestamp LIMIT 1)",
 			part, hot.id, int64(b)))
 	}
-	// v1's is the statement v1's service sends (db's activitySQL), its
-	// values written in: one probe node rescanned for each boundary, which
-	// on the flat table costs less than a probe node per boundary (the
-	// shape of v2's, 2,578 against 4,400 statements/s on v1)
-	ts := make([]string, len(bounds))
-	for i, b := range bounds {
-		ts[i] = strconv.FormatInt(int64(b), 10)
+	v1, err := sent(func(q *db.DB) error {
+		_, err := q.Activity(ctx, model.EntityID(hot.id), bounds)
+		return err
+	})
+	if err != nil {
+		return nil, nil, 0, err
 	}
-	v1 := fmt.Sprintf("WITH last AS (SELECT sequence_number FROM topic_message WHERE topic_id = %[1]d ORDER BY sequence_number DESC LIMIT 1) "+
-		"SELECT coalesce((SELECT t.sequence_number FROM topic_message AS t WHERE t.topic_id = %[1]d AND t.consensus_timestamp >= b.ts "+
-		"ORDER BY t.consensus_timestamp LIMIT 1), (SELECT sequence_number + 1 FROM last), 0) "+
-		"FROM unnest('{%[2]s}'::bigint[]) WITH ORDINALITY AS b(ts, i) ORDER BY b.i;\n", hot.id, strings.Join(ts, ","))
-	return floorScripts{v1}, floorScripts{"SELECT ARRAY[" + strings.Join(probes, ", ") + "];\n"}, float64(len(seen)), nil
+	return []string{v1}, []string{"SELECT ARRAY[" + strings.Join(probes, ", ") + "];\n"}, float64(len(seen)), nil
 }
-
-const floorColumns = "consensus_timestamp, message, running_hash, sequence_number, running_hash_version, " +
-	"chunk_num, chunk_total, payer_account_id, valid_start_timestamp, topic_id, initial_transaction_id"
 
 // runFloorScripts runs the scripts with pgbench -M prepared, each
 // transaction one of them at random.
-func runFloorScripts(ctx context.Context, d *dataset, conns int, dur time.Duration, name string, scripts floorScripts) (floor, error) {
+func runFloorScripts(ctx context.Context, d *dataset, conns int, dur time.Duration, name string, scripts []string) (floor, error) {
 	dir, err := os.MkdirTemp("", "mirrorql-floor-")
 	if err != nil {
 		return floor{}, err
@@ -233,7 +246,7 @@ func (r *scaleReport) floorSection(p func(string, ...any)) {
 	}
 	p("### The layout's floor: PostgreSQL alone, the cheapest statement for the rows")
 	p("")
-	p("For the routes whose v2 rows spread over many partitions, each route's rows read by pgbench alone (-M prepared, %d clients,", r.f.conns[0]/2)
+	p("For the routes whose v2 rows spread over many partitions, each route's rows read by pgbench alone (-M prepared, %d clients,", r.f.pool)
 	p("the services stopped), in %d alternating rounds: on v1 from the flat table, on v2 by the cheapest statement there is for", sf.rounds)
 	p("them — their bounds written in as constants, so that the plan prepared once per connection holds exactly the partitions")
 	p("the rows are in (no pruning at execution, no planning per execution; activity: one probe per boundary into the partition")

@@ -352,8 +352,9 @@ func measureScale(ctx context.Context, f flags, adminURL, desc string, sets []*s
 		}
 		rep.groups = append(rep.groups, g)
 		stopAll()
-		// with the services stopped: PostgreSQL alone
-		rep.floors = pairFloors(ctx, sets[v2].plan, sets[v1].d, sets[v2].d, f.conns[0]/2, sf.rounds, sf.duration+time.Second)
+		// with the services stopped: PostgreSQL alone, with as many
+		// clients as a service's pool has connections
+		rep.floors = pairFloors(ctx, sets[v2].plan, sets[v1].d, sets[v2].d, f.pool, sf.rounds, sf.duration+time.Second)
 	}
 
 	// 1. The routes on each large data set, in rounds with v1 1M: one

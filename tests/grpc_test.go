@@ -246,10 +246,10 @@ func TestGRPCHistoryThenLive(t *testing.T) {
 
 // insertChunks writes a message of total chunks as the importer does: the
 // protobuf initial transaction id (payer 0.0.1002, valid start validStart)
-// on every chunk.
+// on every chunk, each chunk whole in its INSERT and all in one database
+// transaction.
 func insertChunks(t testing.TB, b bun.IDB, topic int64, total int, validStart int64) []int64 {
 	t.Helper()
-	ctx := context.Background()
 	txID, err := proto.Marshal(&services.TransactionID{
 		AccountID:             &services.AccountID{Account: &services.AccountID_AccountNum{AccountNum: 1002}},
 		TransactionValidStart: &services.Timestamp{Seconds: validStart / 1e9, Nanos: int32(validStart % 1e9)},
@@ -257,15 +257,20 @@ func insertChunks(t testing.TB, b bun.IDB, topic int64, total int, validStart in
 	if err != nil {
 		t.Fatal(err)
 	}
-	var seqs []int64
-	for i := 1; i <= total; i++ {
-		r := appendMessages(t, b, liveRow{Topic: topic, Text: fmt.Sprintf("part %d of %d;", i, total)})[0]
-		if _, err := b.ExecContext(ctx, `UPDATE topic_message SET chunk_num = ?, chunk_total = ?, initial_transaction_id = ?,
-			running_hash_version = NULL WHERE consensus_timestamp = ?`, i, total, txID, r.Ts); err != nil {
-			t.Fatal(err)
-		}
-		seqs = append(seqs, r.Seq)
+	var seq int64
+	if err := b.NewRaw("SELECT coalesce(max(sequence_number), 0) FROM topic_message WHERE topic_id = ?", topic).
+		Scan(context.Background(), &seq); err != nil {
+		t.Fatal(err)
 	}
+	now := time.Now().UnixNano()
+	rows := make([]liveRow, total)
+	seqs := make([]int64, total)
+	for i := range rows {
+		seqs[i] = seq + int64(i) + 1
+		rows[i] = liveRow{Topic: topic, Seq: seqs[i], Ts: now + int64(i), Text: fmt.Sprintf("part %d of %d;", i+1, total),
+			Chunk: &liveChunk{Num: i + 1, Total: total, InitialTx: txID}}
+	}
+	appendMessages(t, b, rows...)
 	return seqs
 }
 

@@ -321,6 +321,19 @@ type liveRow struct {
 	Seq   int64
 	Ts    int64
 	Text  string
+	// Chunk makes the row one chunk of a larger message. Its columns go in
+	// with the row's INSERT, as the importer writes them: a follower polling
+	// between an INSERT and a later UPDATE would see a chunk as a whole
+	// message (the SDK then hands it on alone).
+	Chunk *liveChunk
+}
+
+// liveChunk is a chunk's columns: its number of Total, the protobuf initial
+// transaction id shared by all chunks, and running_hash_version NULL (read
+// as 3).
+type liveChunk struct {
+	Num, Total int
+	InitialTx  []byte
 }
 
 // appendMessages writes rows as the importer does: each message with its
@@ -361,9 +374,16 @@ func appendMessages(t testing.TB, b bun.IDB, rows ...liveRow) []liveRow {
 // does: the message and its transaction row (ConsensusSubmitMessage,
 // SUCCESS).
 func writeMessage(ctx context.Context, tx bun.Tx, r liveRow) error {
+	var num, total, version any = nil, nil, 3
+	var initial []byte
+	if c := r.Chunk; c != nil {
+		num, total, version, initial = c.Num, c.Total, nil, c.InitialTx
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO topic_message (consensus_timestamp, message, running_hash,
-		sequence_number, running_hash_version, payer_account_id, valid_start_timestamp, topic_id)
-		VALUES (?, ?, ?, ?, 3, 1002, ?, ?)`, r.Ts, []byte(r.Text), bytes.Repeat([]byte{0xab}, 48), r.Seq, r.Ts-1000, r.Topic); err != nil {
+		sequence_number, running_hash_version, payer_account_id, valid_start_timestamp, topic_id,
+		chunk_num, chunk_total, initial_transaction_id)
+		VALUES (?, ?, ?, ?, ?, 1002, ?, ?, ?, ?, ?)`, r.Ts, []byte(r.Text), bytes.Repeat([]byte{0xab}, 48), r.Seq,
+		version, r.Ts-1000, r.Topic, num, total, initial); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO transaction (consensus_timestamp, type, result, payer_account_id,

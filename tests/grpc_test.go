@@ -257,20 +257,15 @@ func insertChunks(t testing.TB, b bun.IDB, topic int64, total int, validStart in
 	if err != nil {
 		t.Fatal(err)
 	}
-	var seq int64
-	if err := b.NewRaw("SELECT coalesce(max(sequence_number), 0) FROM topic_message WHERE topic_id = ?", topic).
-		Scan(context.Background(), &seq); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UnixNano()
 	rows := make([]liveRow, total)
-	seqs := make([]int64, total)
 	for i := range rows {
-		seqs[i] = seq + int64(i) + 1
-		rows[i] = liveRow{Topic: topic, Seq: seqs[i], Ts: now + int64(i), Text: fmt.Sprintf("part %d of %d;", i+1, total),
+		rows[i] = liveRow{Topic: topic, Text: fmt.Sprintf("part %d of %d;", i+1, total),
 			Chunk: &liveChunk{Num: i + 1, Total: total, InitialTx: txID}}
 	}
-	appendMessages(t, b, rows...)
+	var seqs []int64
+	for _, r := range appendMessages(t, b, rows...) {
+		seqs = append(seqs, r.Seq)
+	}
 	return seqs
 }
 

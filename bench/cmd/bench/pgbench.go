@@ -46,14 +46,16 @@ var (
 // "prepared"; "simple" sends every statement as text with the values
 // inlined, as bun does, and shows what that costs PostgreSQL.
 func pgbenchFloor(ctx context.Context, d *dataset, conns int, mode string, dur time.Duration, mon *pgMonitor) (floor, error) {
-	return runPgbench(ctx, d, conns, mode, dur, mon, "by-sequence.sql", pgbenchScript(d.opts)+"\n",
+	return runPgbench(ctx, d, conns, mode, dur, mon, "by-sequence.sql", []string{pgbenchScript(d.opts) + "\n"},
 		"-D", fmt.Sprintf("topic=%d", d.opts.TopicID(0)))
 }
 
-// runPgbench runs script body (named name in the command shown) with
-// pgbench -n -c<conns> -j2 -M <mode> for dur, over the service's transport.
+// runPgbench runs the scripts bodies (the first named name in the command
+// shown, the others name-1, name-2, ...; pgbench picks one at random for
+// each transaction) with pgbench -n -c<conns> -j2 -M <mode> for dur, over
+// the service's transport.
 func runPgbench(ctx context.Context, d *dataset, conns int, mode string, dur time.Duration, mon *pgMonitor,
-	name, body string, extra ...string) (floor, error) {
+	name string, bodies []string, extra ...string) (floor, error) {
 	fl := floor{conns: conns, mode: mode}
 	cfg, err := pgx.ParseConfig(d.url)
 	if err != nil {
@@ -64,16 +66,23 @@ func runPgbench(ctx context.Context, d *dataset, conns int, mode string, dur tim
 		return fl, err
 	}
 	defer os.RemoveAll(dir)
-	script := filepath.Join(dir, name)
-	if err := os.WriteFile(script, []byte(body), 0o644); err != nil {
-		return fl, err
-	}
 	secs := int(dur.Round(time.Second).Seconds())
 	args := []string{"-n", "-c" + strconv.Itoa(conns), "-j2", "-M", mode, "-T", strconv.Itoa(secs), "-l", "--sampling-rate=0.1"}
 	args = append(args, extra...)
-	args = append(args, "-f", script, "-h", cfg.Host, "-p", strconv.Itoa(int(cfg.Port)), "-U", cfg.User, cfg.Database)
+	for i, body := range bodies {
+		file := name
+		if i > 0 {
+			ext := filepath.Ext(name)
+			file = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(name, ext), i, ext)
+		}
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(body), 0o644); err != nil {
+			return fl, err
+		}
+		args = append(args, "-f", file) // in dir, pgbench's working directory
+	}
+	args = append(args, "-h", cfg.Host, "-p", strconv.Itoa(int(cfg.Port)), "-U", cfg.User, cfg.Database)
 	fl.command = "PGSSLMODE=disable pgbench " + strings.Join(args, " ")
-	fl.command = strings.Replace(strings.Replace(fl.command, script, name, 1), " -l --sampling-rate=0.1", "", 1)
+	fl.command = strings.Replace(fl.command, " -l --sampling-rate=0.1", "", 1)
 	cmd := exec.CommandContext(ctx, "pgbench", args...)
 	cmd.Dir = dir // -l writes pgbench_log.* here (a 10% sample of the transactions)
 	// The service's transport: TCP to the same host and port, no TLS. A

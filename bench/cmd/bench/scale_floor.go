@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -126,7 +124,7 @@ func pairFloors(ctx context.Context, p *scalePlan, v1, v2 *dataset, conns, round
 				scripts []string
 				out     *[]floor
 			}{{v1, j.s1, &j.lf.v1}, {v2, j.s2, &j.lf.v2}} {
-				fl, err := runFloorScripts(ctx, side.d, conns, dur, j.lf.route, side.scripts)
+				fl, err := runPgbench(ctx, side.d, conns, "prepared", dur, nil, j.lf.route+".sql", side.scripts)
 				if err != nil {
 					j.lf.err = err.Error()
 					break
@@ -203,25 +201,6 @@ func activityFloorScripts(ctx context.Context, conn *pgx.Conn, sent func(func(*d
 		return nil, nil, 0, err
 	}
 	return []string{v1}, []string{"SELECT ARRAY[" + strings.Join(probes, ", ") + "];\n"}, float64(len(seen)), nil
-}
-
-// runFloorScripts runs the scripts with pgbench -M prepared, each
-// transaction one of them at random.
-func runFloorScripts(ctx context.Context, d *dataset, conns int, dur time.Duration, name string, scripts []string) (floor, error) {
-	dir, err := os.MkdirTemp("", "mirrorql-floor-")
-	if err != nil {
-		return floor{}, err
-	}
-	defer os.RemoveAll(dir)
-	var extra []string
-	for i, s := range scripts[1:] {
-		f := filepath.Join(dir, fmt.Sprintf("%s-%d.sql", name, i+1))
-		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
-			return floor{}, err
-		}
-		extra = append(extra, "-f", f)
-	}
-	return runPgbench(ctx, d, conns, "prepared", dur, nil, name+"-0.sql", scripts[0], extra...)
 }
 
 // floorSection writes the floors and what they bound. A v2 request costs

@@ -638,7 +638,7 @@ func livePollFigures(ctx context.Context, adminURL string, s *scaleSet, n int) s
 			if sent[0].Unprepared {
 				mode = "extended"
 			}
-			sp.fl, err = runPgbench(ctx, s.d, 1, mode, 5*time.Second, mon, "live-poll.sql", script+"\n")
+			sp.fl, err = runPgbench(ctx, s.d, 1, mode, 5*time.Second, mon, "live-poll.sql", []string{script + "\n"})
 			mon.close()
 		}
 	}

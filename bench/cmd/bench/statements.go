@@ -176,7 +176,7 @@ func statementFloors(ctx context.Context, d *dataset, conns int, dur time.Durati
 		if sf.script, err = scripts[p.route](sent[i]); err != nil {
 			return out, fmt.Errorf("%s: %w", p.route, err)
 		}
-		sf.floor, err = runPgbench(ctx, d, conns, "prepared", dur, mon, p.route+".sql", sf.script+"\n")
+		sf.floor, err = runPgbench(ctx, d, conns, "prepared", dur, mon, p.route+".sql", []string{sf.script + "\n"})
 		if err != nil {
 			return out, err
 		}

@@ -48,6 +48,10 @@ type Config struct {
 	GraphQLMaxBodyBytes  int64         `env:"GRAPHQL_MAX_BODY_BYTES" envDefault:"65536"`
 	GraphQLCompiled      bool          `env:"GRAPHQL_COMPILED_OPERATIONS" envDefault:"true"`
 	DashboardEnabled     bool          `env:"DASHBOARD_ENABLED" envDefault:"true"` // GET /dashboard
+	// PostgresBin is the server build whose initdb and postgres the demo's
+	// throwaway cluster runs (package pgcluster reads it, as the tests'
+	// clusters do); empty: the installed one.
+	PostgresBin string `env:"POSTGRES_BIN"`
 
 	// Live topic messages: GraphQL subscriptions (package live).
 	LiveEnabled          bool          `env:"LIVE_ENABLED" envDefault:"true"`

@@ -157,7 +157,7 @@ func graphQLReads(t *testing.T, name, base string) {
 
 // TestHotStandby runs mirrorql against a real hot-standby replica: a
 // PostgreSQL cluster of the test's own, a standby made from it with
-// pg_basebackup, streaming and in recovery (where every transaction is
+// a base backup, streaming and in recovery (where every transaction is
 // read-only and any write fails). Every REST case answers exactly as on the
 // primary, and the GraphQL face answers without errors.
 func TestHotStandby(t *testing.T) {

@@ -66,9 +66,22 @@ type Cluster struct {
 	stopErr  error
 }
 
-// FindBinaries returns the directory that holds initdb and postgres: the one
-// initdb is found in on PATH, else the newest /usr/lib/postgresql/<version>/bin.
+// EnvBinDir names the variable that chooses the server build: a directory
+// holding initdb and postgres (scripts/postgres.sh prints one per version).
+// It wins over PATH and Debian's, so that one setting moves the demo and
+// every throwaway cluster of the tests to another PostgreSQL version.
+const EnvBinDir = "MIRRORQL_POSTGRES_BIN"
+
+// FindBinaries returns the directory that holds initdb and postgres:
+// $MIRRORQL_POSTGRES_BIN when set, else the one initdb is found in on PATH,
+// else the newest /usr/lib/postgresql/<version>/bin.
 func FindBinaries() (string, error) {
+	if dir := os.Getenv(EnvBinDir); dir != "" {
+		if isExecutable(filepath.Join(dir, "initdb")) && isExecutable(filepath.Join(dir, "postgres")) {
+			return dir, nil
+		}
+		return "", fmt.Errorf("%w: %s=%s holds no initdb and postgres", ErrNotInstalled, EnvBinDir, dir)
+	}
 	var candidates []string
 	if p, err := exec.LookPath("initdb"); err == nil {
 		// /usr/local/bin/initdb may be a symlink into the real bin directory,
@@ -346,10 +359,10 @@ func (c *Cluster) StartServer(ctx context.Context) error {
 	return c.start(ctx, c.opts, c.cred, c.port)
 }
 
-// StartStandby starts a hot standby of c: a new cluster copied from c with
-// pg_basebackup, streaming c's changes and answering read-only queries
-// while in recovery, as a read replica does. The caller must Stop it (before
-// or after c).
+// StartStandby starts a hot standby of c: a new cluster copied from c by a
+// base backup, streaming c's changes through a replication slot and
+// answering read-only queries while in recovery, as a read replica does. The
+// caller must Stop it (before or after c).
 func (c *Cluster) StartStandby(ctx context.Context) (*Cluster, error) {
 	if c.cmd == nil {
 		return nil, errors.New("pgcluster: StartStandby: the primary is not running")
@@ -372,21 +385,13 @@ func (c *Cluster) StartStandby(ctx context.Context) (*Cluster, error) {
 	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return nil, fmt.Errorf("pgcluster: %w", err)
 	}
+	if err := c.baseBackup(ctx, s.dataDir()); err != nil {
+		return nil, err
+	}
 	if s.cred != nil {
-		if err := os.Chown(dir, int(s.cred.Uid), int(s.cred.Gid)); err != nil {
+		if err := chownTree(dir, s.cred); err != nil {
 			return nil, fmt.Errorf("pgcluster: %w", err)
 		}
-	}
-	// initdb's pg_hba.conf trusts replication connections from 127.0.0.1,
-	// and wal_level=replica is the default.
-	backup := exec.CommandContext(ctx, filepath.Join(opts.BinDir, "pg_basebackup"),
-		"-D", s.dataDir(), "-h", "127.0.0.1", "-p", strconv.Itoa(c.port), "-U", "postgres",
-		"-R", "-X", "stream", "-c", "fast", "--no-sync")
-	backup.Dir = dir
-	backup.Env = serverEnv()
-	backup.SysProcAttr = sysProcAttr(s.cred)
-	if out, err := backup.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("pgcluster: pg_basebackup: %w\n%s", err, out)
 	}
 	s.logFile, err = os.OpenFile(filepath.Join(dir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -407,6 +412,101 @@ func (c *Cluster) StartStandby(ctx context.Context) (*Cluster, error) {
 	}
 	ok = true
 	return s, nil
+}
+
+// baseBackup copies c's data directory into dst as a standby of c, with the
+// server's own low-level backup functions rather than pg_basebackup, which
+// server builds without client tools (scripts/postgres.sh) lack and which
+// refuses a server newer than itself. A physical slot keeps the WAL from the
+// backup's start until the standby streams it.
+func (c *Cluster) baseBackup(ctx context.Context, dst string) error {
+	conn, err := connect(ctx, c.AdminURL())
+	if err != nil {
+		return fmt.Errorf("pgcluster: base backup: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var n int
+	if err := conn.QueryRow(ctx, "select count(*) from pg_replication_slots").Scan(&n); err != nil {
+		return fmt.Errorf("pgcluster: base backup: %w", err)
+	}
+	slot := fmt.Sprintf("standby_%d", n+1)
+	if _, err := conn.Exec(ctx, "select pg_create_physical_replication_slot($1, true)", slot); err != nil {
+		return fmt.Errorf("pgcluster: base backup: %w", err)
+	}
+	// The session that starts a backup must be the one that stops it.
+	if _, err := conn.Exec(ctx, "select pg_backup_start('mirrorql standby', true)"); err != nil {
+		return fmt.Errorf("pgcluster: base backup: %w", err)
+	}
+	copyErr := copyDataDir(c.dataDir(), dst)
+	var label string
+	if err := conn.QueryRow(ctx, "select labelfile from pg_backup_stop(false)").Scan(&label); err != nil {
+		return fmt.Errorf("pgcluster: base backup: %w", err)
+	}
+	if copyErr != nil {
+		return fmt.Errorf("pgcluster: base backup: %w", copyErr)
+	}
+	conf := fmt.Sprintf("primary_conninfo = 'host=127.0.0.1 port=%d user=postgres'\nprimary_slot_name = '%s'\n", c.port, slot)
+	for name, content := range map[string]string{
+		"backup_label":         label,
+		"standby.signal":       "",
+		"postgresql.auto.conf": conf,
+	} {
+		if err := os.WriteFile(filepath.Join(dst, name), []byte(content), 0o600); err != nil {
+			return fmt.Errorf("pgcluster: base backup: %w", err)
+		}
+	}
+	return nil
+}
+
+// copyDataDir copies a running server's data directory as a base backup
+// takes it: without the files the server keeps for itself alone (its pid
+// file, WAL, which the standby streams, and temporary state). A file that
+// vanishes while copied was a temporary one.
+func copyDataDir(src, dst string) error {
+	skip := map[string]bool{"postmaster.pid": true, "postmaster.opts": true, "postgresql.auto.conf": true,
+		"pg_internal.init": true}
+	empty := map[string]bool{"pg_wal": true, "pg_replslot": true, "pg_stat_tmp": true, "pg_dynshmem": true,
+		"pg_notify": true, "pg_serial": true, "pg_snapshots": true, "pg_subtrans": true}
+	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if err := os.MkdirAll(target, 0o700); err != nil {
+				return err
+			}
+			if empty[rel] {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if skip[d.Name()] || !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o600)
+	})
+}
+
+// chownTree hands dir and everything in it to cred's user.
+func chownTree(dir string, cred *syscall.Credential) error {
+	return filepath.WalkDir(dir, func(path string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, int(cred.Uid), int(cred.Gid))
+	})
 }
 
 // stopServer signals the postmaster until it exits: SIGINT is what

@@ -40,12 +40,34 @@ func TestFindBinariesNone(t *testing.T) {
 	defer func(g string) { debianBinGlob = g }(debianBinGlob)
 	debianBinGlob = filepath.Join(t.TempDir(), "*", "bin")
 	t.Setenv("PATH", t.TempDir())
+	t.Setenv(EnvBinDir, "")
 	_, err := FindBinaries()
 	if !errors.Is(err, ErrNotInstalled) {
 		t.Fatalf("err = %v, want ErrNotInstalled", err)
 	}
 	if want := "install the Debian package `postgresql` (e.g. `apt-get install -y postgresql`)"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)
+	}
+}
+
+// TestFindBinariesEnv: MIRRORQL_POSTGRES_BIN wins over PATH and Debian's
+// directories, and one that holds no server is an error, not a fallback to
+// another version.
+func TestFindBinariesEnv(t *testing.T) {
+	empty := t.TempDir()
+	t.Setenv(EnvBinDir, empty)
+	if _, err := FindBinaries(); !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), empty) {
+		t.Errorf("%s=%s (empty): err = %v, want ErrNotInstalled naming the directory", EnvBinDir, empty, err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"initdb", "postgres"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(EnvBinDir, dir)
+	if got, err := FindBinaries(); err != nil || got != dir {
+		t.Errorf("%s=%s: FindBinaries() = %q, %v", EnvBinDir, dir, got, err)
 	}
 }
 

@@ -12,8 +12,24 @@ FUZZTIME     ?= 10s
 # it): test-v2 runs them again on the mirror node's v2 layout.
 TESTDB_PKGS   = $(sort $(dir $(shell grep -rl --include='*_test.go' '"mirrorql/tests/testdb"' .)))
 SOAK_DURATION ?= 10m
+# PG chooses the PostgreSQL server of test-on, test-db-on and the benchmarks:
+# empty, the one on 127.0.0.1:5432 (else a throwaway cluster of the installed
+# server); 15, 16, 17 or 18, throwaway clusters of that version
+# (scripts/postgres.sh gets 16–18 into .cache/postgres, 15 is Debian's).
+# MIRRORQL_TEST_DATABASE_URL still points the tests at any given server.
+PG ?=
+PG_ENV = $(if $(PG),bin=$$(scripts/postgres.sh $(PG)) || exit 1; export MIRRORQL_POSTGRES_BIN="$$bin";,)
+# The versions `make test` runs on: the whole suite on what mirror nodes
+# run (16) and are moving to (18); the database-backed packages on Debian's
+# 15 (what `make run` finds on a bare Debian) and on 17 (the v1 chart's).
+PG_FULL ?= 16 18
+PG_DB   ?= 15 17
+# The database packages and the end-to-end tests, which test-db-on runs.
+DB_PKGS = ./db/... ./tests/...
+# timed NAME CMD… runs a part of the suite and says how long it took.
+timed = start=$$(date +%s); echo "==> $(1)"; $(2); rc=$$?; echo "==> $(1): $$(( $$(date +%s) - start ))s$$( [ $$rc = 0 ] || echo ", FAILED" )"; exit $$rc
 
-.PHONY: help build test test-v2 run seed docker fuzz conformance bench soak bench-live bench-scale-pair
+.PHONY: help build test test-on test-db-on test-v2 run seed docker fuzz conformance bench soak bench-live bench-scale-pair
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -21,16 +37,24 @@ help: ## list the targets
 build: ## build the service into bin/mirrorql
 	$(GO) build -o $(BIN) .
 
-test: ## vet, then every test (integration tests need PostgreSQL: see tests/testdb), then test-v2
+test: ## the whole suite: vet, every test on both layouts on PostgreSQL 16 and 18, the database packages on 15 and 17
 	$(GO) vet ./...
-	$(GO) test ./... -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT)
-	@$(MAKE) --no-print-directory test-v2
+	@set -e; for v in $(PG_FULL); do $(MAKE) --no-print-directory test-on PG=$$v; done; \
+	for v in $(PG_DB); do $(MAKE) --no-print-directory test-db-on PG=$$v; done
 
 # The public mainnet and testnet mirror nodes run the v2 layout
 # (topic_message and transaction partitioned by month; tests/testdb,
 # docs/reference/v2-layout.md): the database-backed tests once more on it.
-test-v2: ## the database-backed tests again on the v2 layout (MIRRORQL_TEST_LAYOUT=v2)
-	MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(TESTDB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT)
+test-on: ## every test on one server (PG=16, …; empty: the local one), then the database-backed ones on v2
+	@$(call timed,all tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test ./... -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))
+	@$(MAKE) --no-print-directory test-v2
+
+test-v2: ## the database-backed tests again on the v2 layout (MIRRORQL_TEST_LAYOUT=v2; PG as for test-on)
+	@$(call timed,database-backed tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(TESTDB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))
+
+test-db-on: ## the database packages and the end-to-end tests on one server (PG=15, …), on both layouts
+	@$(call timed,db and end-to-end tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))
+	@$(call timed,db and end-to-end tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))
 
 run: build ## run the demo: a throwaway database with sample data, and the service on it (DEMOFLAGS="-layout v2": the v2 layout)
 	@exec $(BIN) demo $(DEMOFLAGS)

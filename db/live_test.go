@@ -25,7 +25,11 @@ import (
 // prepared statements and over the simple protocol (MIRRORQL_DB_PREPARE=false).
 func TestLivePoll(t *testing.T) {
 	t.Parallel()
-	url, b := testdb.New(t)
+	// Its rows lie in 1970 and some have no payer, which v1's tables hold and the
+	// importer's v2 schema refuses (closed monthly partitions, payer
+	// NOT NULL): a v1 test, in both of make test's runs. The v2 reads are held
+	// to v1's on rows v2 holds (layouts_test.go, tests/variants_test.go).
+	url, b := testdb.NewLayout(t, testdb.LayoutV1)
 	ctx := context.Background()
 	// Topic 7: 1…5 at 1010…1050; topic 8: 1…3 at 1015, 1025, 1035, and a
 	// successful submit at 1070 whose message row is missing; topic 9: one

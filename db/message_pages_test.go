@@ -169,7 +169,11 @@ func sameIdentity(a, b *model.TopicMessage) bool {
 // whatever the row's chunk number and total claim.
 func TestChunkWindow(t *testing.T) {
 	t.Parallel()
-	_, b := testdb.New(t)
+	// Its rows lie in 1970 and some have no payer, which v1's tables hold and the
+	// importer's v2 schema refuses (closed monthly partitions, payer
+	// NOT NULL): a v1 test, in both of make test's runs. The v2 reads are held
+	// to v1's on rows v2 holds (layouts_test.go, tests/variants_test.go).
+	_, b := testdb.NewLayout(t, testdb.LayoutV1)
 	d := db.Wrap(b)
 	ctx := context.Background()
 	// topic 5: a 3-chunk group at sequence numbers 1, 10 and 72: 72 lies

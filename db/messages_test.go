@@ -20,7 +20,11 @@ import (
 // same pages.
 func TestMessagesOfTopicFilters(t *testing.T) {
 	t.Parallel()
-	url, b := testdb.New(t)
+	// Its rows lie in 1970 and some have no payer, which v1's tables hold and the
+	// importer's v2 schema refuses (closed monthly partitions, payer
+	// NOT NULL): a v1 test, in both of make test's runs. The v2 reads are held
+	// to v1's on rows v2 holds (layouts_test.go, tests/variants_test.go).
+	url, b := testdb.NewLayout(t, testdb.LayoutV1)
 	ctx := context.Background()
 	// Topic 7: sequence numbers 1…60 at timestamps 1000+10·n, NULLable
 	// columns alternating; topic 8 is noise the filter must not leak.

@@ -18,7 +18,11 @@ import (
 // ambiguous — and fewer statements are sent than lookups answered.
 func TestPointLookupsCoalesced(t *testing.T) {
 	t.Parallel()
-	url, b := testdb.New(t)
+	// Its rows lie in 1970 and some have no payer, which v1's tables hold and the
+	// importer's v2 schema refuses (closed monthly partitions, payer
+	// NOT NULL): a v1 test, in both of make test's runs. The v2 reads are held
+	// to v1's on rows v2 holds (layouts_test.go, tests/variants_test.go).
+	url, b := testdb.NewLayout(t, testdb.LayoutV1)
 	ctx := context.Background()
 	// Topic 7: sequence numbers 1…40 at 1000+s, each with its successful
 	// submit transaction, except: 5's transaction failed (not found by

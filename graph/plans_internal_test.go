@@ -128,7 +128,7 @@ func TestPlansAnswerAsGqlgen(t *testing.T) {
 		{"chunk 1 of 3", request(bySeq, map[string]any{"t": "0.0.7", "s": 3}), true},
 		{"chunk 3 of 3", request(bySeq, map[string]any{"t": "7", "s": 5}), true},
 		{"legacy chunk", request(bySeq, map[string]any{"t": "0.9", "s": 1}), true},
-		{"no payer", request(bySeq, map[string]any{"t": "0.0.9", "s": 2}), true},
+		{"legacy group, chunk missing", request(bySeq, map[string]any{"t": "0.0.9", "s": 2}), true},
 		{"not found", request(bySeq, map[string]any{"t": "0.0.7", "s": 999}), true},
 		{"no such topic", request(bySeq, map[string]any{"t": "0.0.8", "s": 1}), true},
 		{"sequence number as a string", request(bySeq, map[string]any{"t": "0.0.7", "s": "4"}), true},

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"mirrorql/graph"
+	"mirrorql/tests/testdb"
 )
 
 const ed25519Hex = "1111111111111111111111111111111111111111111111111111111111111111"
@@ -77,13 +78,13 @@ func TestResolvers(t *testing.T) {
 				"chunks": [{"sequenceNumber": 1}], "fullMessage": null, "topic": null}}`,
 		},
 		{
-			name: "unchunked message: null version is 3, null payer, invalid UTF-8",
+			name: "unchunked message: null version is 3, invalid UTF-8",
 			query: `{ a: topicMessage(topicId: "7", sequenceNumber: 2) { runningHashVersion message
 					utf8: message(encoding: UTF8) chunkInfo { number } chunks { sequenceNumber } fullMessage(encoding: UTF8) }
 				b: topicMessage(topicId: "9", sequenceNumber: 2) { payerAccountId runningHashVersion } }`,
 			want: `{"a": {"runningHashVersion": 3, "message": "/2jDqQ==", "utf8": "\ufffdhé", "chunkInfo": null,
 				"chunks": null, "fullMessage": "\ufffdhé"},
-				"b": {"payerAccountId": null, "runningHashVersion": 2}}`,
+				"b": {"payerAccountId": "0.0.99", "runningHashVersion": 2}}`,
 		},
 		{
 			name:  "missing messages are null; sequence number 0 is valid",
@@ -320,5 +321,26 @@ func TestPaging(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestNullPayer: a message without a payer, which v1's topic_message holds
+// (its payer_account_id is nullable; v2's is not), has a null
+// payerAccountId.
+func TestNullPayer(t *testing.T) {
+	t.Parallel()
+	e := newEnvLayout(t, testdb.LayoutV1, fixtureSQL+`;
+		UPDATE topic_message SET payer_account_id = NULL WHERE topic_id = 9 AND sequence_number = 2`, graph.Options{})
+	got := e.do(t, `{ topicMessage(topicId: "9", sequenceNumber: 2) { payerAccountId runningHashVersion } }`, nil)
+	want := `{"topicMessage": {"payerAccountId": null, "runningHashVersion": 2}}`
+	var w any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Errors) > 0 {
+		t.Fatalf("errors %v", got.Errors)
+	}
+	if d := cmp.Diff(w, got.Data); d != "" {
+		t.Errorf("(-want +got)\n%s", d)
 	}
 }

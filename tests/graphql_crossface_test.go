@@ -63,7 +63,7 @@ func TestGraphQLAgreesWithREST(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := b.DB.ExecContext(ctx, string(data)); err != nil {
+			if err := testdb.LoadDump(ctx, b, string(data)); err != nil {
 				t.Fatalf("data.sql: %v", err)
 			}
 			def, max := 25, 100

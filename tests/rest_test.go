@@ -64,7 +64,7 @@ func loadConformanceData(t *testing.T, b *bun.DB, dir string) conformanceDirMeta
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.DB.ExecContext(ctx, string(data)); err != nil {
+	if err := testdb.LoadDump(ctx, b, string(data)); err != nil {
 		t.Fatalf("%s/data.sql: %v", dir, err)
 	}
 	return meta

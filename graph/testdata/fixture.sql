@@ -2,6 +2,8 @@
 -- (0.0.7 full, 0.0.8 bare), messages of 0.0.7 (a 3-chunk group in the
 -- protobuf form among them) and of 0.0.9 (no entity row; a legacy 2-chunk group
 -- whose second chunk is missing), one submit transaction, four schedules.
+-- Every row is one both layouts hold (v2's payer_account_id is NOT NULL):
+-- TestNullPayer writes v1's message without a payer.
 INSERT INTO entity (id, num, realm, shard, type, memo, deleted, auto_renew_account_id, auto_renew_period,
   created_timestamp, timestamp_range, key)
 VALUES (7, 7, 0, 0, 'TOPIC', 'topic seven', false, 98, 7776000, 1234567880000000001, '[1234567880000000001,)', NULL),
@@ -22,7 +24,7 @@ VALUES (7, 1, 1234567890000000001, '\x68656c6c6f', '\x0102', 3, NULL, NULL, 98, 
        (7, 4, 1234567890000000004, '\x756e', '\x0708', 3, 2, 3, 98, NULL, '\x0a0608d285d8cc041202180318012001'),
        (7, 5, 1234567890000000005, '\x6b73', '\x090a', 3, 3, 3, 98, NULL, '\x0a0608d285d8cc041202180318012001'),
        (9, 1, 1234567890000000011, '\x6c65', '\x0b0c', 2, 1, 2, 98, 1234567880000000000, NULL),
-       (9, 2, 1234567890000000012, '\x7a7a', '\x0d0e', 2, NULL, NULL, NULL, NULL, NULL);
+       (9, 2, 1234567890000000012, '\x7a7a', '\x0d0e', 2, NULL, NULL, 99, NULL, NULL);
 INSERT INTO transaction (consensus_timestamp, type, result, payer_account_id, valid_start_ns, entity_id)
 VALUES (1234567890000000002, 27, 22, 98, 1234567880000000000, 7),
        (1234567890000000003, 27, 10, 98, 1234567880000000000, 7);

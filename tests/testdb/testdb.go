@@ -3,15 +3,20 @@
 //
 // The schema has one of the mirror node's two layouts
 // (docs/reference/v2-layout.md), chosen by MIRRORQL_TEST_LAYOUT: v1 (the default, plain
-// tables, db.Migrate) or v2 (topic_message and transaction partitioned by
-// month, db.CreateV2), so that one suite checks the service on both. `make
-// test` runs the packages that use testdb once per layout.
+// tables, db.Migrate) or v2 (the importer's v2 schema, topic_message and
+// transaction partitioned by month, db.CreateV2), so that one suite checks
+// the service on both. `make test` runs the packages that use testdb once per
+// layout. The v2 variants a reader meets (Variants: a DEFAULT partition, the
+// lookup empty, months missing or detached, Citus) are layouts too.
 //
 // The server is, in order of preference: MIRRORQL_TEST_DATABASE_URL (an admin
 // URL, e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable, of a
-// role that may create databases); the local server at 127.0.0.1:5432 as user
-// postgres if it answers within a second; else a throwaway cluster (package
-// pgcluster) started once per test binary. Packages that use testdb should
+// role that may create databases); a throwaway cluster (package pgcluster) of
+// the build in MIRRORQL_POSTGRES_BIN when that is set (`make test PG=18`:
+// scripts/postgres.sh gets one per version); the local server at
+// 127.0.0.1:5432 as user postgres if it answers within a second; else a
+// throwaway cluster of the installed server. A throwaway cluster is started
+// once per test binary. Packages that use testdb should
 // stop that cluster when their tests end:
 //
 //	func TestMain(m *testing.M) { testdb.Main(m) }
@@ -52,11 +57,79 @@ const Prefix = "mirrorql_test_"
 // (the default) or LayoutV2.
 const EnvLayout = "MIRRORQL_TEST_LAYOUT"
 
-// The layouts New and NewLayout build.
+// The layouts New and NewLayout build; Variants lists v2's others.
 const (
 	LayoutV1 = "v1" // db.Migrate: plain tables, as docs/reference/schema.md describes
-	LayoutV2 = "v2" // db.CreateV2 with db.DefaultV2Options: monthly partitions, lookup kept
+	LayoutV2 = "v2" // db.CreateV2: the importer's v2 schema, monthly partitions, lookup kept
 )
+
+// Variant is a v2 layout: the importer's, or one a reader meets beside it.
+// A new variant is an entry of Variants; the cross-layout tests run on each.
+type Variant struct {
+	Name string
+	// Options changes the importer's layout (V2Options) into the variant's.
+	Options func(*db.V2Options)
+	// Detached are months whose partitions Settle detaches once the rows
+	// are written, as an operator archiving them does.
+	Detached []time.Time
+}
+
+func month(y int, m time.Month) time.Time { return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC) }
+
+// Variants are the v2 layouts: the importer's first, then the variants of
+// docs/layouts.md. Test data of 2023-11 to 2024-01 (the seed's) has
+// partitions in every one, but for the months detached.
+func Variants() []Variant {
+	return []Variant{
+		{Name: LayoutV2, Options: func(*db.V2Options) {}},
+		{Name: "v2-default", Options: func(o *db.V2Options) { o.Default = true }},
+		{Name: "v2-no-lookup", Options: func(o *db.V2Options) { o.KeepLookup = false }},
+		{Name: "v2-missing-months", Options: func(o *db.V2Options) {
+			o.Missing = []time.Time{month(2023, 9), month(2024, 2), month(2024, 3)}
+		}, Detached: []time.Time{month(2023, 11)}},
+		{Name: "v2-citus", Options: func(o *db.V2Options) { o.Citus = true }},
+	}
+}
+
+// variant is the Variant named name, or false.
+func variant(name string) (Variant, bool) {
+	for _, v := range Variants() {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Variant{}, false
+}
+
+// v2Options are the partitions every v2 test database has: the importer's
+// monthly ones, from 2009-01 rather than its default 2019-09 (its
+// partitionStartDate), so that the recorded cases' 2009 rows have a home,
+// to a year from now.
+func v2Options() db.V2Options {
+	o := db.DefaultV2Options()
+	o.From = month(2009, 1)
+	return o
+}
+
+// Settle detaches the variant's detached months from the v2 database and
+// deletes their rows from ref, a v1 database holding the same rows, so that
+// both should answer alike: a detached partition's rows are absent.
+func (v Variant) Settle(tb testing.TB, v2, ref *bun.DB) {
+	tb.Helper()
+	ctx := context.Background()
+	for _, m := range v.Detached {
+		if err := db.DetachPartition(ctx, v2, m); err != nil {
+			tb.Fatalf("testdb: %s: %v", v.Name, err)
+		}
+		from, to := m.UnixNano(), m.AddDate(0, 1, 0).UnixNano()
+		for _, table := range []string{"topic_message", "transaction"} {
+			if _, err := ref.ExecContext(ctx, "delete from ? where consensus_timestamp >= ? and consensus_timestamp < ?",
+				bun.Ident(table), from, to); err != nil {
+				tb.Fatalf("testdb: %s: %v", v.Name, err)
+			}
+		}
+	}
+}
 
 var (
 	localURL = LocalURL // tests point it at a port where nothing listens
@@ -69,16 +142,21 @@ var (
 	cluster *pgcluster.Cluster
 	admin   *sql.DB
 
-	// The v2 layout, built once per test binary with db.CreateV2 in this
-	// database, which NewLayout then copies (CREATE DATABASE … TEMPLATE):
-	// CreateV2 creates some 180 partitions with their indexes in one
-	// transaction, about a thousand locks, and a few of those side by side
+	// Each v2 layout, built once per test binary with db.CreateV2 in a
+	// database of its own, which NewLayout then copies (CREATE DATABASE …
+	// TEMPLATE): CreateV2 creates some 450 partitions with their indexes in
+	// one transaction, thousands of locks, and a few of those side by side
 	// overflowed the server's lock table ("out of shared memory") besides
 	// taking seconds each. A copy takes no such locks.
-	v2Once     sync.Once
-	v2Template string
-	v2Err      error
+	templates = map[string]*template{}
 )
+
+// template is the database a layout's test databases are copied from.
+type template struct {
+	once sync.Once
+	name string
+	err  error
+}
 
 // ServerURL returns the admin URL of a reachable server, starting a throwaway
 // cluster on first use when neither EnvURL nor LocalURL is usable. It fails
@@ -96,7 +174,8 @@ func findServer() (string, error) {
 	if u := os.Getenv(EnvURL); u != "" {
 		return u, nil
 	}
-	if answers(localURL, time.Second) {
+	// A chosen server build is never swapped for whatever listens locally.
+	if os.Getenv(pgcluster.EnvBinDir) == "" && answers(localURL, time.Second) {
 		return localURL, nil
 	}
 	mu.Lock()
@@ -153,17 +232,17 @@ func New(tb testing.TB) (url string, b *bun.DB) {
 	return NewLayout(tb, Layout())
 }
 
-// NewLayout is New with a given layout, LayoutV1 or LayoutV2, whatever
-// MIRRORQL_TEST_LAYOUT says: for tests about one layout in particular (a v1
-// plan, the v2 partitions), which must then run in both of make test's runs
-// rather than be skipped in one.
+// NewLayout is New with a given layout, LayoutV1, LayoutV2 or a variant's
+// name, whatever MIRRORQL_TEST_LAYOUT says: for tests about one layout in
+// particular (a v1 plan, the v2 partitions), which must then run in both of
+// make test's runs rather than be skipped in one.
 func NewLayout(tb testing.TB, layout string) (url string, b *bun.DB) {
 	tb.Helper()
-	if layout != LayoutV1 && layout != LayoutV2 {
-		tb.Fatalf("testdb: layout %q: want %q or %q", layout, LayoutV1, LayoutV2)
+	if v, ok := variant(layout); ok {
+		return create(tb, templateDB(tb, v))
 	}
-	if layout == LayoutV2 {
-		return create(tb, v2TemplateDB(tb))
+	if layout != LayoutV1 {
+		tb.Fatalf("testdb: layout %q: want %q, %q or a variant's", layout, LayoutV1, LayoutV2)
 	}
 	url, b = Empty(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -174,57 +253,72 @@ func NewLayout(tb testing.TB, layout string) (url string, b *bun.DB) {
 	return url, b
 }
 
-// v2TemplateDB is the name of the database holding the v2 layout, built on
+// templateDB is the name of the database holding v's layout, built on
 // first use and dropped by Shutdown.
-func v2TemplateDB(tb testing.TB) string {
+func templateDB(tb testing.TB, v Variant) string {
 	tb.Helper()
 	admin := adminDB(tb)
-	v2Once.Do(func() {
-		name := databaseName("v2_template")
+	mu.Lock()
+	tpl := templates[v.Name]
+	if tpl == nil {
+		tpl = &template{}
+		templates[v.Name] = tpl
+	}
+	mu.Unlock()
+	tpl.once.Do(func() {
+		name := databaseName("template_" + v.Name)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		if _, err := admin.ExecContext(ctx, "create database "+pgx.Identifier{name}.Sanitize()); err != nil {
-			v2Err = fmt.Errorf("create database %s: %w", name, err)
+			tpl.err = fmt.Errorf("create database %s: %w", name, err)
 			return
 		}
 		mu.Lock()
-		v2Template = name // from now on Shutdown drops it, built or not
+		tpl.name = name // from now on Shutdown drops it, built or not
 		mu.Unlock()
 		url, err := withDatabase(ServerURL(tb), name)
 		if err != nil {
-			v2Err = err
+			tpl.err = err
 			return
 		}
 		d, err := db.Open(db.Options{URL: url, ConnectTimeout: 10 * time.Second})
 		if err != nil {
-			v2Err = err
+			tpl.err = err
 			return
 		}
 		// Closed before any copy: CREATE DATABASE refuses a template that
 		// has sessions (it waits up to 5 s for closing ones to go).
 		defer d.Close()
-		if err := db.CreateV2(ctx, d.Bun(), db.DefaultV2Options()); err != nil {
-			v2Err = fmt.Errorf("%s layout: %w", LayoutV2, err)
+		o := v2Options()
+		v.Options(&o)
+		if err := db.CreateV2(ctx, d.Bun(), o); err != nil {
+			tpl.err = fmt.Errorf("%s layout: %w", v.Name, err)
 		}
 	})
-	if v2Err != nil {
-		tb.Fatalf("testdb: %v", v2Err)
+	if tpl.err != nil {
+		tb.Fatalf("testdb: %v", tpl.err)
 	}
-	return v2Template
+	return tpl.name
 }
 
-// Layout is the layout New builds: MIRRORQL_TEST_LAYOUT, LayoutV1 when unset.
-// Any other value panics, so that a typo cannot run the v1 suite twice and
-// pass for a v2 run.
+// Layout is the layout New builds: MIRRORQL_TEST_LAYOUT, LayoutV1 when unset,
+// LayoutV2 or a variant's name. Any other value panics, so that a typo cannot
+// run the v1 suite twice and pass for a v2 run.
 func Layout() string {
-	switch l := os.Getenv(EnvLayout); l {
-	case "", LayoutV1:
+	l := os.Getenv(EnvLayout)
+	if l == "" || l == LayoutV1 {
 		return LayoutV1
-	case LayoutV2:
-		return LayoutV2
-	default:
-		panic(fmt.Sprintf("testdb: %s=%q: want %q or %q", EnvLayout, l, LayoutV1, LayoutV2))
 	}
+	if _, ok := variant(l); !ok {
+		panic(fmt.Sprintf("testdb: %s=%q: want %q, %q or a variant's name", EnvLayout, l, LayoutV1, LayoutV2))
+	}
+	return l
+}
+
+// IsV2 reports whether layout is v2 or one of its variants.
+func IsV2(layout string) bool {
+	_, ok := variant(layout)
+	return ok
 }
 
 // Empty is New without the migrations: a database with nothing in it.
@@ -294,20 +388,23 @@ func withDatabase(u, name string) (string, error) {
 	return p.String(), nil
 }
 
-// Shutdown drops the v2 template, closes the admin pool and stops the
+// Shutdown drops the v2 templates, closes the admin pool and stops the
 // throwaway cluster, if one was started. Databases of tests still running
 // are lost with it.
 func Shutdown() {
 	mu.Lock()
 	defer mu.Unlock()
-	if admin != nil && v2Template != "" {
+	for _, tpl := range templates {
+		if admin == nil || tpl.name == "" {
+			continue
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if _, err := admin.ExecContext(ctx, "drop database if exists "+pgx.Identifier{v2Template}.Sanitize()+" with (force)"); err != nil {
+		if _, err := admin.ExecContext(ctx, "drop database if exists "+pgx.Identifier{tpl.name}.Sanitize()+" with (force)"); err != nil {
 			fmt.Fprintln(os.Stderr, "testdb:", err)
 		}
+		cancel()
 	}
-	v2Once, v2Template, v2Err = sync.Once{}, "", nil
+	templates = map[string]*template{}
 	if admin != nil {
 		_ = admin.Close()
 		admin = nil
@@ -325,4 +422,26 @@ func Main(m *testing.M) {
 	code := m.Run()
 	Shutdown()
 	os.Exit(code)
+}
+
+// LoadDump runs a pg_dump's data-only INSERTs (a conformance case's
+// data.sql) on b, unchanged, as a restore does: with triggers off
+// (session_replication_role = replica), so that the dump's own
+// topic_message_lookup rows stand as the importer wrote them rather than
+// beside those the v2 layouts' trigger would add.
+func LoadDump(ctx context.Context, b *bun.DB, dump string) error {
+	tx, err := b.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, "set local session_replication_role = replica"); err != nil {
+		return err
+	}
+	// No arguments: pgx sends the text as one simple query, as psql -f
+	// would statement by statement.
+	if _, err := tx.ExecContext(ctx, dump); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

@@ -2,14 +2,19 @@ package testdb
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"mirrorql/db"
+	"mirrorql/db/pgcluster"
 )
 
 func TestMain(m *testing.M) { Main(m) }
@@ -126,7 +131,7 @@ func TestNewLayout(t *testing.T) {
 }
 
 func TestLayout(t *testing.T) {
-	for env, want := range map[string]string{"": LayoutV1, "v1": LayoutV1, "v2": LayoutV2} {
+	for env, want := range map[string]string{"": LayoutV1, "v1": LayoutV1, "v2": LayoutV2, "v2-default": "v2-default"} {
 		t.Setenv(EnvLayout, env)
 		if got := Layout(); got != want {
 			t.Errorf("%s=%q: Layout() = %q, want %q", EnvLayout, env, got, want)
@@ -140,4 +145,63 @@ func TestLayout(t *testing.T) {
 		}
 	}()
 	Layout()
+}
+
+// TestServerVersion: the tests run on the server they were asked for. With
+// MIRRORQL_POSTGRES_BIN set (make test-on PG=18), that build's major version
+// answers, not whatever listens on 127.0.0.1:5432.
+func TestServerVersion(t *testing.T) {
+	_, b := Empty(t)
+	var version string
+	if err := b.QueryRowContext(context.Background(), "show server_version").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("PostgreSQL %s", version)
+	dir := os.Getenv(pgcluster.EnvBinDir)
+	if dir == "" || os.Getenv(EnvURL) != "" {
+		return
+	}
+	out, err := exec.Command(filepath.Join(dir, "postgres"), "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "postgres (PostgreSQL) 18.4"
+	fields := strings.Fields(string(out))
+	want, _, _ := strings.Cut(fields[len(fields)-1], ".")
+	if got, _, _ := strings.Cut(version, "."); got != want {
+		t.Errorf("server %s answers, want PostgreSQL %s from %s", version, want, dir)
+	}
+}
+
+// TestVariants: each v2 variant is what its name says, on top of the
+// importer's layout.
+func TestVariants(t *testing.T) {
+	const probe = `select (select count(*) from pg_inherits where inhparent = 'topic_message'::regclass)
+			|| ' default ' || (select count(*) from pg_partitioned_table where partrelid = 'topic_message'::regclass and partdefid <> 0)
+			|| ' 2024_02 ' || (to_regclass('topic_message_p2024_02') is not null)
+			|| ' trigger ' || (select count(*) from pg_trigger where tgrelid = 'topic_message'::regclass and not tgisinternal)
+			|| ' citus ' || exists (select 1 from pg_extension where extname = 'citus')`
+	months := func(from, to time.Time) int { return (to.Year()-from.Year())*12 + int(to.Month()-from.Month()) + 1 }
+	o := v2Options()
+	n := months(o.From, o.Through)
+	want := map[string]string{
+		LayoutV2:            fmt.Sprintf("%d default 0 2024_02 true trigger 1 citus false", n),
+		"v2-default":        fmt.Sprintf("%d default 1 2024_02 true trigger 1 citus false", n+1),
+		"v2-no-lookup":      fmt.Sprintf("%d default 0 2024_02 true trigger 0 citus false", n),
+		"v2-missing-months": fmt.Sprintf("%d default 0 2024_02 false trigger 1 citus false", n-3),
+		"v2-citus":          fmt.Sprintf("%d default 0 2024_02 true trigger 1 citus true", n),
+	}
+	for _, v := range Variants() {
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			_, b := NewLayout(t, v.Name)
+			var got string
+			if err := b.QueryRowContext(context.Background(), probe).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != want[v.Name] {
+				t.Errorf("partitions, default, 2024-02, triggers, citus: %q, want %q", got, want[v.Name])
+			}
+		})
+	}
 }

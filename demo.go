@@ -31,25 +31,23 @@ import (
 // demo serves the demo data set. With MIRRORQL_DATABASE_URL unset it runs on
 // a throwaway PostgreSQL cluster of its own, which it stops and removes when
 // ctx ends (Ctrl-C, SIGTERM); otherwise on that database, migrated, and
-// seeded when it holds no topic message. args are its flags (demoFlags).
-// What it says goes to out.
-func demo(ctx context.Context, cfg config.Config, args []string, log *slog.Logger, out io.Writer) (err error) {
+// seeded when it holds no topic message. args are its flags (demoFlags);
+// own says which of its addresses are its defaults, which move to a free
+// port when taken (bindOwn). What it says goes to out.
+func demo(ctx context.Context, cfg config.Config, own ownAddrs, args []string, log *slog.Logger, out io.Writer) (err error) {
 	start := time.Now()
 	layout, help, err := demoFlags(args, out)
 	if err != nil || help {
 		return err
 	}
-	// Bind first: a busy port should fail the demo before any work. Until
-	// the server runs, connections wait in the listen queue.
-	ln, err := listen(cfg.Listen)
+	// Bind first: a port the user chose that is taken should fail the demo
+	// before any work. Until the server runs, connections wait in the
+	// listen queue.
+	ln, gln, err := bindOwn(cfg, own, out, "demo")
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	gln, err := listenGRPC(cfg.GRPCListen)
-	if err != nil {
-		return err
-	}
 	defer closeListener(gln)
 	ownCluster := os.Getenv(config.Prefix+"DATABASE_URL") == ""
 	if ownCluster {

@@ -67,6 +67,80 @@ func TestListenBusy(t *testing.T) {
 	}
 }
 
+// TestListenMovable: an address of the command's own moves to a free port of
+// the same host when taken, and says so; one the user set fails as listen
+// does; anything but a taken port is never moved.
+func TestListenMovable(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	taken := busy.Addr().String()
+	for _, tc := range []struct {
+		name     string
+		addr     string
+		movable  bool
+		open     func(string) (net.Listener, error)
+		wantErr  string // a part of the error; "" when it must listen
+		moved    bool   // listens elsewhere than addr, and said so
+		wantNone bool   // no listener and no error (gRPC set empty)
+	}{
+		{name: "own default taken", addr: taken, movable: true, open: listen, moved: true},
+		{name: "own gRPC default taken", addr: taken, movable: true, open: listenGRPC, moved: true},
+		{name: "set by the user, taken", addr: taken, open: listen,
+			wantErr: "address already in use (set MIRRORQL_LISTEN to another address"},
+		{name: "gRPC set by the user, taken", addr: taken, open: listenGRPC,
+			wantErr: "address already in use (set MIRRORQL_GRPC_LISTEN to another address"},
+		{name: "own default free", addr: "127.0.0.1:0", movable: true, open: listen},
+		{name: "gRPC set empty", addr: "", open: listenGRPC, wantNone: true},
+		{name: "bad address is not moved", addr: "256.0.0.1:1", movable: true, open: listen, wantErr: "256.0.0.1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			ln, err := listenMovable(tc.addr, tc.movable, tc.open, &out, "demo", "LISTEN")
+			if ln != nil {
+				defer ln.Close()
+			}
+			switch {
+			case tc.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one with %q", err, tc.wantErr)
+				}
+				if out.Len() > 0 {
+					t.Errorf("said %q", out.String())
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			case tc.wantNone:
+				if ln != nil {
+					t.Fatalf("listens on %s", ln.Addr())
+				}
+				return
+			case ln == nil:
+				t.Fatal("no listener")
+			}
+			got := ln.Addr().String()
+			if !tc.moved {
+				if out.Len() > 0 {
+					t.Errorf("said %q without moving", out.String())
+				}
+				return
+			}
+			host, _, _ := net.SplitHostPort(got)
+			if got == tc.addr || host != "127.0.0.1" {
+				t.Errorf("listens on %s, want another port of 127.0.0.1 than %s", got, tc.addr)
+			}
+			want := "mirrorql demo: " + tc.addr + " is taken: listening on " + got + " instead (MIRRORQL_LISTEN sets the address)\n"
+			if out.String() != want {
+				t.Errorf("said %q, want %q", out.String(), want)
+			}
+		})
+	}
+}
+
 func TestHealthcheck(t *testing.T) {
 	t.Parallel()
 	status := http.StatusOK

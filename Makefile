@@ -13,7 +13,7 @@ FUZZTIME     ?= 10s
 TESTDB_PKGS   = $(sort $(dir $(shell grep -rl --include='*_test.go' '"mirrorql/tests/testdb"' .)))
 SOAK_DURATION ?= 10m
 
-.PHONY: help build test test-v2 run seed docker fuzz conformance bench soak bench-live bench-scale-pair
+.PHONY: help build test test-v2 run local-network seed docker fuzz conformance bench soak bench-live bench-scale-pair
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -34,6 +34,9 @@ test-v2: ## the database-backed tests again on the v2 layout (MIRRORQL_TEST_LAYO
 
 run: build ## run the demo: a throwaway database with sample data, and the service on it (DEMOFLAGS="-layout v2": the v2 layout)
 	@exec $(BIN) demo $(DEMOFLAGS)
+
+local-network: build ## serve the mirror node database of a local Hiero network on this machine, read-only (docs/running.md)
+	@exec $(BIN) local-network
 
 seed: build ## migrate MIRRORQL_DATABASE_URL and write the data set (SEEDFLAGS="-h" lists the size flags)
 	$(BIN) seed $(SEEDFLAGS)

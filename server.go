@@ -38,6 +38,9 @@ commands:
                listens on 127.0.0.1:8080 and 5600 unless MIRRORQL_LISTEN, MIRRORQL_GRPC_LISTEN
                are set (a free port when one is taken); -layout v2 builds the
                mirror node's v2 layout, partitioned by month (mirrorql demo -h for its flags)
+  local-network
+               serve the mirror node database of a local Hiero network on this machine,
+               read-only, with the demo's banner (mirrorql local-network -h)
   seed         migrate, then write the deterministic data set (mirrorql seed -h for its flags)
   healthcheck  exit 0 if the service at MIRRORQL_LISTEN is ready, 1 if not
   help         this text
@@ -54,7 +57,7 @@ func main() {
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
-	case "serve", "migrate", "demo", "seed", "healthcheck":
+	case "serve", "migrate", "demo", "seed", "healthcheck", "local-network":
 	default:
 		fmt.Fprintf(os.Stderr, "mirrorql: unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)
@@ -66,9 +69,9 @@ func main() {
 	}
 	tuneGC()
 	var own ownAddrs
-	if cmd == "demo" {
+	if cmd == "demo" || cmd == "local-network" {
 		if _, set := os.LookupEnv(config.Prefix + "LOG_FORMAT"); !set {
-			cfg.LogFormat = "text" // a person reads the demo's terminal
+			cfg.LogFormat = "text" // a person reads the terminal
 		}
 		own = ownAddresses(&cfg)
 	}
@@ -93,6 +96,8 @@ func main() {
 		err = migrate(ctx, cfg)
 	case "demo":
 		err = demo(ctx, cfg, own, args, log, os.Stdout)
+	case "local-network":
+		err = localNetwork(ctx, cfg, own, args, log, os.Stdout)
 	case "seed":
 		err = seedCommand(ctx, cfg, args, os.Stdout)
 	case "healthcheck":
@@ -165,12 +170,15 @@ func followKeptMemory(ctx context.Context, d *db.DB) {
 // errUsage is returned by a command whose flags were wrong (it has said why).
 var errUsage = errors.New("usage")
 
-func openDB(cfg config.Config) (*db.DB, error) {
-	return db.Open(db.Options{
+func openDB(cfg config.Config) (*db.DB, error) { return db.Open(dbOptions(cfg)) }
+
+// dbOptions are the pool's options of cfg.
+func dbOptions(cfg config.Config) db.Options {
+	return db.Options{
 		URL: cfg.DatabaseURL, Prepare: cfg.DBPrepare, Coalesce: cfg.DBCoalesce, PoolSize: cfg.DBPoolSize,
 		StatementTimeout: cfg.DBStatementTimeout, ConnectTimeout: cfg.DBConnectTimeout,
 		LookupMode: lookupMode(cfg),
-	})
+	}
 }
 
 // lookupMode is cfg's MIRRORQL_TOPIC_MESSAGE_LOOKUP (validated with the config).
@@ -246,11 +254,11 @@ func listenAs(addr, name, example string) (net.Listener, error) {
 }
 
 // ownAddrs says which listen addresses of a command a person runs on their
-// own machine (demo) are the command's defaults rather than the user's
+// own machine (demo, local-network) are the command's defaults rather than the user's
 // choice: a default whose port is taken moves to a free port (bindOwn).
 type ownAddrs struct{ listen, grpc bool }
 
-// ownAddresses gives cfg the demo's addresses, 127.0.0.1:8080 and
+// ownAddresses gives cfg the addresses of the demo and local-network, 127.0.0.1:8080 and
 // 127.0.0.1:5600, unless MIRRORQL_LISTEN or MIRRORQL_GRPC_LISTEN is set,
 // and says which of the two are the command's own.
 func ownAddresses(cfg *config.Config) ownAddrs {

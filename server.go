@@ -62,6 +62,16 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mirrorql: unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)
 	}
+	if cmd == "serve" || cmd == "migrate" || cmd == "healthcheck" {
+		help, err := noArguments(cmd, args, os.Stderr)
+		if help {
+			fmt.Print(usage)
+			return
+		}
+		if err != nil {
+			os.Exit(2)
+		}
+	}
 	cfg, err := config.Load()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mirrorql:", err)
@@ -169,6 +179,23 @@ func followKeptMemory(ctx context.Context, d *db.DB) {
 
 // errUsage is returned by a command whose flags were wrong (it has said why).
 var errUsage = errors.New("usage")
+
+// noArguments checks that cmd, a command without flags or arguments (serve,
+// migrate, healthcheck), got none: its settings are variables, and an
+// argument such as --database-url would otherwise be ignored without a
+// word, the command then running against the default database. It says
+// why on out; help is set when the one argument asks for the usage.
+func noArguments(cmd string, args []string, out io.Writer) (help bool, err error) {
+	if len(args) == 0 {
+		return false, nil
+	}
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		return true, nil
+	}
+	fmt.Fprintf(out, "mirrorql %s: unexpected argument %q: %s takes none; its settings are MIRRORQL_* variables, "+
+		"e.g. MIRRORQL_DATABASE_URL=postgres://… (docs/configuration.md)\n", cmd, args[0], cmd)
+	return false, errUsage
+}
 
 func openDB(cfg config.Config) (*db.DB, error) { return db.Open(dbOptions(cfg)) }
 

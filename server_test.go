@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -136,6 +137,35 @@ func TestListenMovable(t *testing.T) {
 			want := "mirrorql demo: " + tc.addr + " is taken: listening on " + got + " instead (MIRRORQL_LISTEN sets the address)\n"
 			if out.String() != want {
 				t.Errorf("said %q, want %q", out.String(), want)
+			}
+		})
+	}
+}
+
+func TestNoArguments(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		wantHelp bool
+		wantOut  string // "" when it must say nothing
+	}{
+		{name: "none", args: nil},
+		{name: "help", args: []string{"-h"}, wantHelp: true},
+		{name: "long help", args: []string{"--help"}, wantHelp: true},
+		{name: "a flag", args: []string{"--database-url", "postgres://x"},
+			wantOut: `mirrorql serve: unexpected argument "--database-url": serve takes none; its settings are MIRRORQL_* variables`},
+		{name: "help and more", args: []string{"-h", "x"}, wantOut: `unexpected argument "-h"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			help, err := noArguments("serve", tc.args, &out)
+			wantErr := tc.wantOut != ""
+			if help != tc.wantHelp || (err != nil) != wantErr || (wantErr && !errors.Is(err, errUsage)) {
+				t.Errorf("help %v, err %v; want help %v, an error %v", help, err, tc.wantHelp, wantErr)
+			}
+			if !strings.Contains(out.String(), tc.wantOut) || (tc.wantOut == "" && out.Len() > 0) {
+				t.Errorf("said %q, want %q", out.String(), tc.wantOut)
 			}
 		})
 	}

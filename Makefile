@@ -29,7 +29,7 @@ DB_PKGS = ./db/... ./tests/...
 # timed NAME CMD… runs a part of the suite and says how long it took.
 timed = start=$$(date +%s); echo "==> $(1)"; $(2); rc=$$?; echo "==> $(1): $$(( $$(date +%s) - start ))s$$( [ $$rc = 0 ] || echo ", FAILED" )"; exit $$rc
 
-.PHONY: help build test test-on test-db-on test-v2 run seed docker fuzz conformance bench soak bench-live bench-scale-pair
+.PHONY: help build test test-on test-db-on test-v2 run local-network seed docker fuzz conformance bench soak bench-live bench-scale-pair
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -58,6 +58,9 @@ test-db-on: ## the database packages and the end-to-end tests on one server (PG=
 
 run: build ## run the demo: a throwaway database with sample data, and the service on it (DEMOFLAGS="-layout v2": the v2 layout)
 	@exec $(BIN) demo $(DEMOFLAGS)
+
+local-network: build ## serve the mirror node database of a local Hiero network on this machine, read-only (docs/running.md)
+	@exec $(BIN) local-network
 
 seed: build ## migrate MIRRORQL_DATABASE_URL and write the data set (SEEDFLAGS="-h" lists the size flags)
 	$(BIN) seed $(SEEDFLAGS)

@@ -31,25 +31,23 @@ import (
 // demo serves the demo data set. With MIRRORQL_DATABASE_URL unset it runs on
 // a throwaway PostgreSQL cluster of its own, which it stops and removes when
 // ctx ends (Ctrl-C, SIGTERM); otherwise on that database, migrated, and
-// seeded when it holds no topic message. args are its flags (demoFlags).
-// What it says goes to out.
-func demo(ctx context.Context, cfg config.Config, args []string, log *slog.Logger, out io.Writer) (err error) {
+// seeded when it holds no topic message. args are its flags (demoFlags);
+// own says which of its addresses are its defaults, which move to a free
+// port when taken (bindOwn). What it says goes to out.
+func demo(ctx context.Context, cfg config.Config, own ownAddrs, args []string, log *slog.Logger, out io.Writer) (err error) {
 	start := time.Now()
 	layout, help, err := demoFlags(args, out)
 	if err != nil || help {
 		return err
 	}
-	// Bind first: a busy port should fail the demo before any work. Until
-	// the server runs, connections wait in the listen queue.
-	ln, err := listen(cfg.Listen)
+	// Bind first: a port the user chose that is taken should fail the demo
+	// before any work. Until the server runs, connections wait in the
+	// listen queue.
+	ln, gln, err := bindOwn(cfg, own, out, "demo")
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	gln, err := listenGRPC(cfg.GRPCListen)
-	if err != nil {
-		return err
-	}
 	defer closeListener(gln)
 	ownCluster := os.Getenv(config.Prefix+"DATABASE_URL") == ""
 	if ownCluster {
@@ -116,27 +114,15 @@ func demo(ctx context.Context, cfg config.Config, args []string, log *slog.Logge
 		defer stopLive()
 	}
 
-	base := "http://" + browsable(ln.Addr(), cfg.Listen)
 	fmt.Fprintf(out, "\nmirrorql demo is up in %.1fs. Press Ctrl-C to stop.\n\n", time.Since(start).Seconds())
-	if cfg.DashboardEnabled {
-		fmt.Fprintf(out, "  dashboard    %s%s\n", base, dashboard.Route)
-	}
-	fmt.Fprintf(out, "  REST\n")
-	for _, p := range ex.paths() {
-		fmt.Fprintf(out, "    %s%s\n", base, p)
-	}
-	fmt.Fprintf(out, "  GraphQL      %s%s  (open it in a browser for the explorer)\n", base, graph.Endpoint)
-	fmt.Fprintf(out, "  API docs     %s/api/v1/docs\n", base)
-	fmt.Fprintf(out, "  metrics      %s%s\n", base, service.RouteMetrics)
-	fmt.Fprintf(out, "  readiness    %s%s\n", base, service.RouteReadiness)
-	grpcAddr := ""
-	if gln != nil {
-		grpcAddr = browsable(gln.Addr(), cfg.GRPCListen)
-		fmt.Fprintf(out, "  gRPC         %s  (the SDKs' ConsensusService; also on %s)\n", grpcAddr, browsable(ln.Addr(), cfg.Listen))
-	}
-	fmt.Fprintln(out)
+	base, grpcAddr := printLinks(out, cfg, ln, gln, ex)
 	if live != nil {
-		printLiveTopic(out, base, grpcAddr, live)
+		key := "no submit key"
+		if live.HasSubmitKey() {
+			key = "has a submit key"
+		}
+		printLiveTopic(out, base, grpcAddr, model.EntityID(live.ID()),
+			fmt.Sprintf("(%s) gets a message every second: text, JSON, every %dth in chunks", key, seed.LiveChunkEvery))
 	}
 	err = runServer(ctx, cfg, d, log, ln, gln)
 	fmt.Fprintln(out, "mirrorql demo: stopping")
@@ -297,28 +283,46 @@ func keepTopicAlive(ctx context.Context, dbURL string, live *seed.LiveTopic, log
 	return func() { cancel(); <-done }
 }
 
-// printLiveTopic says how to follow the live topic: in the explorer, and with
-// curl over server-sent events.
-func printLiveTopic(out io.Writer, base, grpcAddr string, live *seed.LiveTopic) {
-	id := model.EntityID(live.ID()).String()
-	key := "no submit key"
-	if live.HasSubmitKey() {
-		key = "has a submit key"
+// printLinks prints the banner's links, for the listeners ln and gln (nil:
+// none) and the ids of ex, and returns the base URL and the gRPC address
+// ("" when none) for the lines of a live topic.
+func printLinks(out io.Writer, cfg config.Config, ln, gln net.Listener, ex examples) (base, grpcAddr string) {
+	base = "http://" + browsable(ln.Addr(), cfg.Listen)
+	if cfg.DashboardEnabled {
+		fmt.Fprintf(out, "  dashboard    %s%s\n", base, dashboard.Route)
 	}
-	query := `subscription { topicMessages(topicId: "` + id + `") { sequenceNumber consensusTimestamp message(encoding: UTF8) } }`
+	fmt.Fprintf(out, "  REST\n")
+	for _, p := range ex.paths() {
+		fmt.Fprintf(out, "    %s%s\n", base, p)
+	}
+	fmt.Fprintf(out, "  GraphQL      %s%s  (open it in a browser for the explorer)\n", base, graph.Endpoint)
+	fmt.Fprintf(out, "  API docs     %s/api/v1/docs\n", base)
+	fmt.Fprintf(out, "  metrics      %s%s\n", base, service.RouteMetrics)
+	fmt.Fprintf(out, "  readiness    %s%s\n", base, service.RouteReadiness)
+	if gln != nil {
+		grpcAddr = browsable(gln.Addr(), cfg.GRPCListen)
+		fmt.Fprintf(out, "  gRPC         %s  (the SDKs' ConsensusService; also on %s)\n", grpcAddr, browsable(ln.Addr(), cfg.Listen))
+	}
+	fmt.Fprintln(out)
+	return base, grpcAddr
+}
+
+// printLiveTopic says how to follow topic id, which about describes: in the
+// explorer, with curl over server-sent events, and with grpcurl when there
+// is a gRPC listener at grpcAddr.
+func printLiveTopic(out io.Writer, base, grpcAddr string, id model.EntityID, about string) {
+	query := `subscription { topicMessages(topicId: "` + id.String() + `") { sequenceNumber consensusTimestamp message(encoding: UTF8) } }`
 	body, _ := json.Marshal(struct {
 		Query string `json:"query"`
 	}{query})
-	fmt.Fprintf(out, "  live topic   %s (%s) gets a message every second: text, JSON, every %dth in chunks\n",
-		id, key, seed.LiveChunkEvery)
+	fmt.Fprintf(out, "  live topic   %s %s\n", id, about)
 	fmt.Fprintf(out, "    explorer   %s%s?query=%s\n", base, graph.Endpoint, url.QueryEscape(query))
 	fmt.Fprintf(out, "    curl -N -H %s -H %s --data %s %s\n",
 		shellQuote("Content-Type: application/json"), shellQuote("Accept: text/event-stream"),
 		shellQuote(string(body)), shellQuote(base+graph.Endpoint))
 	if grpcAddr != "" {
-		e := model.EntityID(live.ID())
 		fmt.Fprintf(out, "    grpcurl -plaintext -d %s %s com.hedera.mirror.api.proto.ConsensusService/subscribeTopic\n",
-			shellQuote(fmt.Sprintf(`{"topicID": {"shardNum": %d, "realmNum": %d, "topicNum": %d}}`, e.Shard(), e.Realm(), e.Num())), grpcAddr)
+			shellQuote(fmt.Sprintf(`{"topicID": {"shardNum": %d, "realmNum": %d, "topicNum": %d}}`, id.Shard(), id.Realm(), id.Num())), grpcAddr)
 	}
 	fmt.Fprintln(out)
 }

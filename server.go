@@ -8,6 +8,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -34,8 +35,12 @@ commands:
   migrate      create or upgrade the database schema (idempotent)
   demo         serve demo data: on a throwaway PostgreSQL cluster of its own when
                MIRRORQL_DATABASE_URL is unset, else migrate and seed (if empty) that database;
-               listens on 127.0.0.1:8080 unless MIRRORQL_LISTEN is set; -layout v2 builds the
+               listens on 127.0.0.1:8080 and 5600 unless MIRRORQL_LISTEN, MIRRORQL_GRPC_LISTEN
+               are set (a free port when one is taken); -layout v2 builds the
                mirror node's v2 layout, partitioned by month (mirrorql demo -h for its flags)
+  local-network
+               serve the mirror node database of a local Hiero network on this machine,
+               read-only, with the demo's banner (mirrorql local-network -h)
   seed         migrate, then write the deterministic data set (mirrorql seed -h for its flags)
   healthcheck  exit 0 if the service at MIRRORQL_LISTEN is ready, 1 if not
   help         this text
@@ -52,10 +57,20 @@ func main() {
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
-	case "serve", "migrate", "demo", "seed", "healthcheck":
+	case "serve", "migrate", "demo", "seed", "healthcheck", "local-network":
 	default:
 		fmt.Fprintf(os.Stderr, "mirrorql: unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)
+	}
+	if cmd == "serve" || cmd == "migrate" || cmd == "healthcheck" {
+		help, err := noArguments(cmd, args, os.Stderr)
+		if help {
+			fmt.Print(usage)
+			return
+		}
+		if err != nil {
+			os.Exit(2)
+		}
 	}
 	cfg, err := config.Load()
 	if err != nil {
@@ -63,14 +78,12 @@ func main() {
 		os.Exit(2)
 	}
 	tuneGC()
-	if cmd == "demo" {
+	var own ownAddrs
+	if cmd == "demo" || cmd == "local-network" {
 		if _, set := os.LookupEnv(config.Prefix + "LOG_FORMAT"); !set {
-			cfg.LogFormat = "text" // a person reads the demo's terminal
+			cfg.LogFormat = "text" // a person reads the terminal
 		}
-		_, set := os.LookupEnv(config.Prefix + "LISTEN")
-		cfg.Listen = demoListen(cfg.Listen, set)
-		_, set = os.LookupEnv(config.Prefix + "GRPC_LISTEN")
-		cfg.GRPCListen = demoGRPCListen(cfg.GRPCListen, set)
+		own = ownAddresses(&cfg)
 	}
 	logOut := observe.NewLogBuffer(os.Stderr, 64<<10, cfg.LogFlush)
 	log, err := observe.NewLogger(logOut, cfg.LogFormat, cfg.LogLevel)
@@ -92,7 +105,9 @@ func main() {
 	case "migrate":
 		err = migrate(ctx, cfg)
 	case "demo":
-		err = demo(ctx, cfg, args, log, os.Stdout)
+		err = demo(ctx, cfg, own, args, log, os.Stdout)
+	case "local-network":
+		err = localNetwork(ctx, cfg, own, args, log, os.Stdout)
 	case "seed":
 		err = seedCommand(ctx, cfg, args, os.Stdout)
 	case "healthcheck":
@@ -165,12 +180,32 @@ func followKeptMemory(ctx context.Context, d *db.DB) {
 // errUsage is returned by a command whose flags were wrong (it has said why).
 var errUsage = errors.New("usage")
 
-func openDB(cfg config.Config) (*db.DB, error) {
-	return db.Open(db.Options{
+// noArguments checks that cmd, a command without flags or arguments (serve,
+// migrate, healthcheck), got none: its settings are variables, and an
+// argument such as --database-url would otherwise be ignored without a
+// word, the command then running against the default database. It says
+// why on out; help is set when the one argument asks for the usage.
+func noArguments(cmd string, args []string, out io.Writer) (help bool, err error) {
+	if len(args) == 0 {
+		return false, nil
+	}
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		return true, nil
+	}
+	fmt.Fprintf(out, "mirrorql %s: unexpected argument %q: %s takes none; its settings are MIRRORQL_* variables, "+
+		"e.g. MIRRORQL_DATABASE_URL=postgres://… (docs/configuration.md)\n", cmd, args[0], cmd)
+	return false, errUsage
+}
+
+func openDB(cfg config.Config) (*db.DB, error) { return db.Open(dbOptions(cfg)) }
+
+// dbOptions are the pool's options of cfg.
+func dbOptions(cfg config.Config) db.Options {
+	return db.Options{
 		URL: cfg.DatabaseURL, Prepare: cfg.DBPrepare, Coalesce: cfg.DBCoalesce, PoolSize: cfg.DBPoolSize,
 		StatementTimeout: cfg.DBStatementTimeout, ConnectTimeout: cfg.DBConnectTimeout,
 		LookupMode: lookupMode(cfg),
-	})
+	}
 }
 
 // lookupMode is cfg's MIRRORQL_TOPIC_MESSAGE_LOOKUP (validated with the config).
@@ -243,6 +278,63 @@ func listenAs(addr, name, example string) (net.Listener, error) {
 		err = fmt.Errorf("%w (set %s to another address, e.g. %s=%s)", err, v, v, example)
 	}
 	return ln, err
+}
+
+// ownAddrs says which listen addresses of a command a person runs on their
+// own machine (demo, local-network) are the command's defaults rather than the user's
+// choice: a default whose port is taken moves to a free port (bindOwn).
+type ownAddrs struct{ listen, grpc bool }
+
+// ownAddresses gives cfg the addresses of the demo and local-network, 127.0.0.1:8080 and
+// 127.0.0.1:5600, unless MIRRORQL_LISTEN or MIRRORQL_GRPC_LISTEN is set,
+// and says which of the two are the command's own.
+func ownAddresses(cfg *config.Config) ownAddrs {
+	_, listenSet := os.LookupEnv(config.Prefix + "LISTEN")
+	_, grpcSet := os.LookupEnv(config.Prefix + "GRPC_LISTEN")
+	cfg.Listen = demoListen(cfg.Listen, listenSet)
+	cfg.GRPCListen = demoGRPCListen(cfg.GRPCListen, grpcSet)
+	return ownAddrs{listen: !listenSet, grpc: !grpcSet}
+}
+
+// bindOwn opens the API's listener and the SDKs' (nil when
+// MIRRORQL_GRPC_LISTEN is empty) for a command a person runs on their own
+// machine. A developer there often runs a local Hiero network already,
+// whose gRPC holds 5600 and whose proxy or explorer holds 8080: an address
+// of the command's own then moves to a free port, said on out as "mirrorql
+// <cmd>: …", rather than stopping the first thing they try. An address the
+// user set fails when taken, as serve's always do.
+func bindOwn(cfg config.Config, own ownAddrs, out io.Writer, cmd string) (ln, gln net.Listener, err error) {
+	ln, err = listenMovable(cfg.Listen, own.listen, listen, out, cmd, "LISTEN")
+	if err != nil {
+		return nil, nil, err
+	}
+	gln, err = listenMovable(cfg.GRPCListen, own.grpc, listenGRPC, out, cmd, "GRPC_LISTEN")
+	if err != nil {
+		_ = ln.Close()
+		return nil, nil, err
+	}
+	return ln, gln, nil
+}
+
+// listenMovable is open(addr), but when movable and addr's port is taken,
+// open on a free port of the same host, said on out; variable (without the
+// prefix) is the one that sets the address.
+func listenMovable(addr string, movable bool, open func(string) (net.Listener, error), out io.Writer, cmd, variable string) (net.Listener, error) {
+	ln, err := open(addr)
+	if err == nil || !movable || !errors.Is(err, syscall.EADDRINUSE) {
+		return ln, err
+	}
+	host, _, serr := net.SplitHostPort(addr)
+	if serr != nil {
+		return nil, err
+	}
+	moved, merr := open(net.JoinHostPort(host, "0"))
+	if merr != nil {
+		return nil, fmt.Errorf("%w; no free port on %s either: %v", err, host, merr)
+	}
+	fmt.Fprintf(out, "mirrorql %s: %s is taken: listening on %s instead (%s%s sets the address)\n",
+		cmd, addr, moved.Addr(), config.Prefix, variable)
+	return moved, nil
 }
 
 // runServer serves every face on ln, and the SDKs' (gRPC) face on gln too

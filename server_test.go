@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -64,6 +65,109 @@ func TestListenBusy(t *testing.T) {
 	// Other failures are left as they are.
 	if _, err := listen("256.0.0.1:1"); err == nil || strings.Contains(err.Error(), "MIRRORQL_LISTEN") {
 		t.Errorf("listen on a bad address: %v", err)
+	}
+}
+
+// TestListenMovable: an address of the command's own moves to a free port of
+// the same host when taken, and says so; one the user set fails as listen
+// does; anything but a taken port is never moved.
+func TestListenMovable(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	taken := busy.Addr().String()
+	for _, tc := range []struct {
+		name     string
+		addr     string
+		movable  bool
+		open     func(string) (net.Listener, error)
+		wantErr  string // a part of the error; "" when it must listen
+		moved    bool   // listens elsewhere than addr, and said so
+		wantNone bool   // no listener and no error (gRPC set empty)
+	}{
+		{name: "own default taken", addr: taken, movable: true, open: listen, moved: true},
+		{name: "own gRPC default taken", addr: taken, movable: true, open: listenGRPC, moved: true},
+		{name: "set by the user, taken", addr: taken, open: listen,
+			wantErr: "address already in use (set MIRRORQL_LISTEN to another address"},
+		{name: "gRPC set by the user, taken", addr: taken, open: listenGRPC,
+			wantErr: "address already in use (set MIRRORQL_GRPC_LISTEN to another address"},
+		{name: "own default free", addr: "127.0.0.1:0", movable: true, open: listen},
+		{name: "gRPC set empty", addr: "", open: listenGRPC, wantNone: true},
+		{name: "bad address is not moved", addr: "256.0.0.1:1", movable: true, open: listen, wantErr: "256.0.0.1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			ln, err := listenMovable(tc.addr, tc.movable, tc.open, &out, "demo", "LISTEN")
+			if ln != nil {
+				defer ln.Close()
+			}
+			switch {
+			case tc.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one with %q", err, tc.wantErr)
+				}
+				if out.Len() > 0 {
+					t.Errorf("said %q", out.String())
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			case tc.wantNone:
+				if ln != nil {
+					t.Fatalf("listens on %s", ln.Addr())
+				}
+				return
+			case ln == nil:
+				t.Fatal("no listener")
+			}
+			got := ln.Addr().String()
+			if !tc.moved {
+				if out.Len() > 0 {
+					t.Errorf("said %q without moving", out.String())
+				}
+				return
+			}
+			host, _, _ := net.SplitHostPort(got)
+			if got == tc.addr || host != "127.0.0.1" {
+				t.Errorf("listens on %s, want another port of 127.0.0.1 than %s", got, tc.addr)
+			}
+			want := "mirrorql demo: " + tc.addr + " is taken: listening on " + got + " instead (MIRRORQL_LISTEN sets the address)\n"
+			if out.String() != want {
+				t.Errorf("said %q, want %q", out.String(), want)
+			}
+		})
+	}
+}
+
+func TestNoArguments(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		wantHelp bool
+		wantOut  string // "" when it must say nothing
+	}{
+		{name: "none", args: nil},
+		{name: "help", args: []string{"-h"}, wantHelp: true},
+		{name: "long help", args: []string{"--help"}, wantHelp: true},
+		{name: "a flag", args: []string{"--database-url", "postgres://x"},
+			wantOut: `mirrorql serve: unexpected argument "--database-url": serve takes none; its settings are MIRRORQL_* variables`},
+		{name: "help and more", args: []string{"-h", "x"}, wantOut: `unexpected argument "-h"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			help, err := noArguments("serve", tc.args, &out)
+			wantErr := tc.wantOut != ""
+			if help != tc.wantHelp || (err != nil) != wantErr || (wantErr && !errors.Is(err, errUsage)) {
+				t.Errorf("help %v, err %v; want help %v, an error %v", help, err, tc.wantHelp, wantErr)
+			}
+			if !strings.Contains(out.String(), tc.wantOut) || (tc.wantOut == "" && out.Len() > 0) {
+				t.Errorf("said %q, want %q", out.String(), tc.wantOut)
+			}
+		})
 	}
 }
 

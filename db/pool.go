@@ -40,6 +40,10 @@ type Options struct {
 	// LookupMode: whether reads on the v2 layout find a topic's partitions
 	// in topic_message_lookup (MIRRORQL_TOPIC_MESSAGE_LOOKUP).
 	LookupMode LookupMode
+	// ReadOnly makes every session read-only (default_transaction_read_only),
+	// whatever its user may do: for a database that is someone else's,
+	// which the service must not change even when given a user that could.
+	ReadOnly bool
 }
 
 // DB is the query layer over one pool.
@@ -93,6 +97,11 @@ func Open(o Options) (*DB, error) {
 	sqldb := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, conn *pgx.Conn) error {
 		if o.StatementTimeout > 0 {
 			if _, err := conn.Exec(ctx, "SELECT set_config('statement_timeout', $1, false)", ms); err != nil {
+				return err
+			}
+		}
+		if o.ReadOnly {
+			if _, err := conn.Exec(ctx, setReadOnly); err != nil {
 				return err
 			}
 		}
@@ -161,6 +170,10 @@ const cancelWait = time.Second
 // plan's guess of ten keys), a cost the by-sequence route paid in the
 // server's CPU. The EXPLAIN tests check the generic plans.
 const setGenericPlans = "SET plan_cache_mode = force_generic_plan"
+
+// setReadOnly is Options.ReadOnly. A session setting rather than a start-up
+// parameter, as the statement timeout is, for the same reason (PgBouncer).
+const setReadOnly = "SET default_transaction_read_only = on"
 
 // setConnectionCheck has the server check for a closed client every 250 ms
 // while it runs a query (PostgreSQL 14+; older servers answer 42704, which

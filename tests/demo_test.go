@@ -45,15 +45,31 @@ func startDemo(t *testing.T, env ...string) (*demoProcess, time.Duration) {
 func startDemoArgs(t *testing.T, args []string, env ...string) (*demoProcess, time.Duration) {
 	t.Helper()
 	addr := freeAddr(t)
-	cmd := exec.Command(binary(t), append([]string{"demo"}, args...)...)
+	return launchPersonal(t, "demo", args, addr, append([]string{"MIRRORQL_LISTEN=" + addr, "MIRRORQL_GRPC_LISTEN="}, env...)...)
+}
+
+// bannerBase is the base URL in a banner's GraphQL line, printed by the demo
+// and local-network whatever else they print.
+var bannerBase = regexp.MustCompile(`(?m)^  GraphQL\s+(http://[^/\s]+)/graphql `)
+
+// launchPersonal runs `mirrorql <command> args` (demo, local-network) with the
+// environment less every MIRRORQL_ variable, plus text logs and env, and
+// waits until it serves (at most 60 s) at addr, or, when addr is empty, at
+// the address its banner gives.
+func launchPersonal(t *testing.T, command string, args []string, addr string, env ...string) (*demoProcess, time.Duration) {
+	t.Helper()
+	cmd := exec.Command(binary(t), append([]string{command}, args...)...)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "MIRRORQL_") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "MIRRORQL_LISTEN="+addr, "MIRRORQL_LOG_FORMAT=text", "MIRRORQL_GRPC_LISTEN=")
+	cmd.Env = append(cmd.Env, "MIRRORQL_LOG_FORMAT=text")
 	cmd.Env = append(cmd.Env, env...)
-	d := &demoProcess{cmd: cmd, out: &lockedBuffer{}, logs: &lockedBuffer{}, base: "http://" + addr, exited: make(chan struct{})}
+	d := &demoProcess{cmd: cmd, out: &lockedBuffer{}, logs: &lockedBuffer{}, exited: make(chan struct{})}
+	if addr != "" {
+		d.base = "http://" + addr
+	}
 	cmd.Stdout, cmd.Stderr = d.out, d.logs
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -72,24 +88,31 @@ func startDemoArgs(t *testing.T, args []string, env ...string) (*demoProcess, ti
 			}
 		}
 		if t.Failed() {
-			t.Logf("demo stdout:\n%s\ndemo stderr:\n%s", d.out.String(), d.logs.String())
+			t.Logf("%s stdout:\n%s\n%s stderr:\n%s", command, d.out.String(), command, d.logs.String())
 		}
 	})
 	deadline := start.Add(60 * time.Second)
 	for {
-		if resp, err := http.Get(d.base + "/health/readiness"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
+		if d.base == "" {
+			if m := bannerBase.FindStringSubmatch(d.out.String()); m != nil {
+				d.base = m[1]
+			}
+		}
+		if d.base != "" {
+			if resp, err := http.Get(d.base + "/health/readiness"); err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					break
+				}
 			}
 		}
 		select {
 		case <-d.exited:
-			t.Fatalf("demo exited before it was ready: %v\nstdout:\n%s\nstderr:\n%s", d.err, d.out.String(), d.logs.String())
+			t.Fatalf("%s exited before it was ready: %v\nstdout:\n%s\nstderr:\n%s", command, d.err, d.out.String(), d.logs.String())
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("demo not ready within 60 s")
+			t.Fatalf("%s not ready within 60 s", command)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -142,27 +165,12 @@ func TestDemo(t *testing.T) {
 
 	// Every link the demo prints works.
 	waitFor(t, func() bool { return strings.Contains(d.out.String(), "/api/v1/docs") })
-	links := demoLink.FindAllStringSubmatch(d.out.String(), -1)
+	links := checkBannerLinks(t, d.out.String())
 	if len(links) < 8 {
 		t.Fatalf("the demo printed %d links:\n%s", len(links), d.out.String())
 	}
-	if !strings.HasSuffix(links[0][1], "/dashboard") {
-		t.Errorf("the first link is %s, want the dashboard", links[0][1])
-	}
-	for _, l := range links {
-		// As a browser asks (GraphQL then answers its explorer page).
-		req, _ := http.NewRequest(http.MethodGet, l[1], nil)
-		req.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Errorf("printed link %s: %v", l[1], err)
-			continue
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("printed link %s: %d", l[1], resp.StatusCode)
-		}
+	if !strings.HasSuffix(links[0], "/dashboard") {
+		t.Errorf("the first link is %s, want the dashboard", links[0])
 	}
 
 	// REST answers with the seeded data.
@@ -232,9 +240,9 @@ func TestDemo(t *testing.T) {
 	}
 }
 
-// TestDemoBusyPort runs serve and the demo where their port is taken: each
-// fails at once, saying which variable moves it. Without MIRRORQL_LISTEN the
-// demo's port is 127.0.0.1:8080, which the test holds (or finds held).
+// TestDemoBusyPort runs serve and the demo where an address set by the user
+// is taken: each fails at once, saying which variable moves it. (The demo's
+// own default addresses move instead: TestDemoDefaultPortsTaken.)
 func TestDemoBusyPort(t *testing.T) {
 	t.Parallel()
 	run := func(t *testing.T, cmdName string, env ...string) string {
@@ -274,25 +282,91 @@ func TestDemoBusyPort(t *testing.T) {
 		})
 	}
 
-	t.Run("demo default address", func(t *testing.T) {
-		// The port must be busy, whoever holds it: when something else
-		// already does (a demo left running), that serves as well as our own
-		// listener.
-		held, err := net.Listen("tcp", "127.0.0.1:8080")
-		switch {
-		case err == nil:
-			defer held.Close()
-		case !errors.Is(err, syscall.EADDRINUSE):
-			t.Fatalf("hold 127.0.0.1:8080: %v", err)
-		}
-		out := run(t, "demo")
-		if !strings.Contains(out, "listen tcp 127.0.0.1:8080"+hint) {
-			t.Errorf("the demo without MIRRORQL_LISTEN, 127.0.0.1:8080 taken, said:\n%s", out)
-		}
-		if strings.Contains(out, "PostgreSQL") {
-			t.Errorf("the demo started PostgreSQL before finding its port taken:\n%s", out)
+	// The SDKs' address, set by the user and taken, fails the demo as well.
+	t.Run("demo gRPC", func(t *testing.T) {
+		out := run(t, "demo", "MIRRORQL_LISTEN="+freeAddr(t), "MIRRORQL_GRPC_LISTEN="+addr,
+			"MIRRORQL_DATABASE_URL=postgres://nobody@127.0.0.1:1/none?sslmode=disable")
+		if want := "listen tcp " + addr + ": bind: address already in use (set MIRRORQL_GRPC_LISTEN"; !strings.Contains(out, want) {
+			t.Errorf("the demo on the busy %s (MIRRORQL_GRPC_LISTEN) said:\n%s", addr, out)
 		}
 	})
+}
+
+// holdPort keeps addr busy for the test's lifetime with an HTTP server that
+// answers every request 503, so that a link that reached it instead of
+// mirrorql fails. When another program holds addr already, that serves as
+// well: the port is taken either way.
+func holdPort(t *testing.T, addr string) {
+	t.Helper()
+	l, err := net.Listen("tcp", addr)
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		t.Logf("%s is held by another program already", addr)
+		return
+	case err != nil:
+		t.Fatalf("hold %s: %v", addr, err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "not mirrorql: a program holding the port", http.StatusServiceUnavailable)
+	}), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+}
+
+var (
+	demoGRPCLine = regexp.MustCompile(`(?m)^  gRPC\s+(\S+)  \(the SDKs' ConsensusService; also on (\S+)\)$`)
+	demoGRPCurl  = regexp.MustCompile(`(?m)^\s+grpcurl -plaintext -d '([^']*)' (\S+) com\.hedera\.mirror\.api\.proto\.ConsensusService/subscribeTopic$`)
+)
+
+// TestDemoDefaultPortsTaken runs the demo as `make run` does, no address set,
+// where its two default ports are taken, as on a machine that runs a local
+// Hiero network (its gRPC on 5600, its proxy or explorer on 8080). The
+// demo comes up on free ports, says so, and every link of its banner
+// answers; the gRPC address of its banner and of its grpcurl line serves
+// the SDKs' subscribeTopic, the live topic's messages included.
+func TestDemoDefaultPortsTaken(t *testing.T) {
+	t.Parallel()
+	if _, err := pgcluster.FindBinaries(); err != nil {
+		t.Fatalf("the demo needs PostgreSQL's server binaries: %v", err)
+	}
+	holdPort(t, "127.0.0.1:8080")
+	holdPort(t, "127.0.0.1:5600")
+	d, _ := launchPersonal(t, "demo", nil, "")
+	waitFor(t, func() bool { return strings.Contains(d.out.String(), "/api/v1/docs") })
+	out := d.out.String()
+	for _, taken := range []string{"127.0.0.1:8080", "127.0.0.1:5600"} {
+		if !strings.Contains(out, "mirrorql demo: "+taken+" is taken: listening on 127.0.0.1:") {
+			t.Errorf("the demo did not say it moved off %s:\n%s", taken, out)
+		}
+	}
+	if strings.HasSuffix(d.base, ":8080") {
+		t.Fatalf("the banner's links are on %s, the taken port", d.base)
+	}
+	if links := checkBannerLinks(t, out); len(links) < 8 {
+		t.Errorf("the demo printed %d links:\n%s", len(links), out)
+	}
+
+	g := demoGRPCLine.FindStringSubmatch(out)
+	c := demoGRPCurl.FindStringSubmatch(out)
+	if g == nil || c == nil {
+		t.Fatalf("no gRPC line or no grpcurl command in the banner:\n%s", out)
+	}
+	if g[1] != c[2] || strings.HasSuffix(g[1], ":5600") || "http://"+g[2] != d.base {
+		t.Errorf("gRPC on %s (also on %s), grpcurl to %s: want one address other than :5600, and also on %s", g[1], g[2], c[2], d.base)
+	}
+	var q struct {
+		TopicID struct {
+			ShardNum, RealmNum, TopicNum int64
+		}
+	}
+	if err := json.Unmarshal([]byte(c[1]), &q); err != nil || q.TopicID.TopicNum == 0 {
+		t.Fatalf("grpcurl's request %s: %v", c[1], err)
+	}
+	query := fromEpoch(topicQuery(q.TopicID.TopicNum))
+	query.TopicID.ShardNum, query.TopicID.RealmNum = q.TopicID.ShardNum, q.TopicID.RealmNum
+	msgs := takeTopic(t, grpcGo(grpcConn(t, c[2]))(t, query), 3, 30*time.Second)
+	consecutiveTopic(t, "the live topic over the banner's gRPC address", msgs, 1)
+	d.stop(t)
 }
 
 func TestDemoOnGivenDatabase(t *testing.T) {
@@ -475,6 +549,30 @@ func checkLiveTopic(t *testing.T, d *demoProcess) {
 	if c := page.Messages[len(page.Messages)-1].ChunkInfo; c != nil && c.Number != c.Total {
 		t.Errorf("the newest message of %s is chunk %d of %d", topic, c.Number, c.Total)
 	}
+}
+
+// checkBannerLinks GETs every link of a banner as a browser asks (GraphQL
+// then answers its explorer page), failing the test on any answer but 200,
+// and returns the links.
+func checkBannerLinks(t *testing.T, banner string) []string {
+	t.Helper()
+	var links []string
+	for _, l := range demoLink.FindAllStringSubmatch(banner, -1) {
+		links = append(links, l[1])
+		req, _ := http.NewRequest(http.MethodGet, l[1], nil)
+		req.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Errorf("printed link %s: %v", l[1], err)
+			continue
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("printed link %s: %d", l[1], resp.StatusCode)
+		}
+	}
+	return links
 }
 
 func processAlive(pid int) bool {

@@ -332,6 +332,167 @@ func Empty(tb testing.TB) (url string, b *bun.DB) {
 // the test's end.
 func create(tb testing.TB, template string) (url string, b *bun.DB) {
 	tb.Helper()
+	name := createDatabase(tb, template, "")
+	url, err := withDatabase(ServerURL(tb), name)
+	if err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	d, err := db.Open(db.Options{URL: url, ConnectTimeout: 10 * time.Second, Coalesce: db.DefaultCoalesce})
+	if err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	tb.Cleanup(func() { _ = d.Close() }) // runs before the drop: cleanups are LIFO
+	return url, d.Bun()
+}
+
+// Network is a database built as a local Hiero network's mirror node builds
+// its own (the importer's db/scripts/init.sh, then its migrations run as the
+// owner): the database belongs to an owner role of its own, not to the
+// server's admin, and so do its schema and tables; a read-only group role
+// has CONNECT, USAGE on the schema and SELECT on every table, present and
+// future (default privileges), and a login role in it reads as the REST
+// API's mirror_api does; the database's search_path is init.sh's.
+type Network struct {
+	OwnerURL  string  // as the owner (init.sh's mirror_node), who may write
+	ReaderURL string  // as the read-only login (init.sh's mirror_api)
+	Owner     string  // the owner's role name
+	Reader    string  // the read-only login's role name
+	DB        *bun.DB // a pool as the owner, closed at the test's end
+}
+
+// LocalNetwork builds a Network in the layout of Layout(). Roles are the
+// server's, not the database's, so theirs are unique names; database and
+// roles are dropped when the test ends. Passwords are set as a network sets
+// them, though a server that trusts local connections ignores them.
+func LocalNetwork(tb testing.TB) Network {
+	tb.Helper()
+	admin := adminDB(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var r [6]byte
+	_, _ = rand.Read(r[:])
+	suffix := hex.EncodeToString(r[:])
+	owner, group, reader := Prefix+"owner_"+suffix, Prefix+"readonly_"+suffix, Prefix+"reader_"+suffix
+	id := func(name string) string { return pgx.Identifier{name}.Sanitize() }
+	exec := func(on interface {
+		ExecContext(context.Context, string, ...any) (sql.Result, error)
+	}, stmts ...string) {
+		tb.Helper()
+		for _, stmt := range stmts {
+			if _, err := on.ExecContext(ctx, stmt); err != nil {
+				tb.Fatalf("testdb: local network: %s: %v", stmt, err)
+			}
+		}
+	}
+	// Registered before the database exists, so it runs after the drop
+	// (cleanups run last in, first out): a role that still owns a
+	// database cannot go.
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := admin.ExecContext(ctx, "drop role if exists "+id(reader)+", "+id(group)+", "+id(owner)); err != nil {
+			tb.Errorf("testdb: drop the local network's roles: %v", err)
+		}
+	})
+	exec(admin,
+		"create role "+id(owner)+" login password 'owner_pass_"+suffix+"'",
+		"create role "+id(group)+" nologin",
+		"create role "+id(reader)+" login password 'reader_pass_"+suffix+"' in role "+id(group))
+
+	layout := Layout()
+	template := ""
+	v, v2 := variant(layout)
+	if v2 {
+		template = templateDB(tb, v)
+	}
+	name := createDatabase(tb, template, "owner "+id(owner))
+	adminURL, err := withDatabase(ServerURL(tb), name)
+	if err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	inDB, err := sql.Open("pgx", adminURL)
+	if err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	defer inDB.Close()
+	// As the server's admin, what init.sh does as postgres.
+	exec(inDB,
+		"alter schema public owner to "+id(owner),
+		"create extension if not exists btree_gist",
+		"alter database "+id(name)+" set search_path = public, public, temporary")
+	if v2 {
+		// The copied layout is the admin's: hand every table and view to
+		// the owner, as if it had migrated. One statement at a time: the
+		// partitions are some hundreds, and one transaction would hold a
+		// lock on each.
+		rows, err := inDB.QueryContext(ctx, `select format('alter %s %I.%I owner to %I',
+				case when c.relkind in ('v', 'm') then 'view' else 'table' end, n.nspname, c.relname, $1::text)
+			from pg_class c join pg_namespace n on n.oid = c.relnamespace
+			where n.nspname = 'public' and c.relkind in ('r', 'p', 'v', 'm')`, owner)
+		if err != nil {
+			tb.Fatalf("testdb: local network: %v", err)
+		}
+		var stmts []string
+		for rows.Next() {
+			var stmt string
+			if err := rows.Scan(&stmt); err != nil {
+				tb.Fatalf("testdb: local network: %v", err)
+			}
+			stmts = append(stmts, stmt)
+		}
+		if err := rows.Err(); err != nil {
+			tb.Fatalf("testdb: local network: %v", err)
+		}
+		exec(inDB, stmts...)
+	}
+
+	nw := Network{Owner: owner, Reader: reader}
+	if nw.OwnerURL, err = withUser(adminURL, owner, "owner_pass_"+suffix); err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	if nw.ReaderURL, err = withUser(adminURL, reader, "reader_pass_"+suffix); err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	d, err := db.Open(db.Options{URL: nw.OwnerURL, ConnectTimeout: 10 * time.Second, Coalesce: db.DefaultCoalesce})
+	if err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	tb.Cleanup(func() { _ = d.Close() }) // before the drop
+	nw.DB = d.Bun()
+	// As the owner, init.sh's schemas and grants to the read-only role.
+	exec(nw.DB,
+		"grant usage on schema public to public",
+		"revoke create on schema public from public",
+		"create schema if not exists temporary",
+		"grant usage on schema public, temporary to "+id(group),
+		"grant connect on database "+id(name)+" to "+id(group),
+		"grant select on all tables in schema public, temporary to "+id(group),
+		"alter default privileges in schema public, temporary grant select on tables to "+id(group))
+	if layout == LayoutV1 {
+		// As the importer migrates: the owner creates the tables, which the
+		// default privileges above make readable to the read-only role.
+		if err := db.Migrate(ctx, nw.DB); err != nil {
+			tb.Fatalf("testdb: local network: %v", err)
+		}
+	}
+	return nw
+}
+
+// withUser returns the URL u with its user and password replaced.
+func withUser(u, user, password string) (string, error) {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "", fmt.Errorf("%s must be a postgres:// URL, got %q", EnvURL, u)
+	}
+	p.User = url.UserPassword(user, password)
+	return p.String(), nil
+}
+
+// createDatabase creates the test's database as a copy of template ("":
+// template1), with options (say, "owner x") appended to CREATE DATABASE,
+// and drops it at the test's end; it returns its name.
+func createDatabase(tb testing.TB, template, options string) string {
+	tb.Helper()
 	admin := adminDB(tb)
 	name := databaseName(tb.Name())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -339,6 +500,9 @@ func create(tb testing.TB, template string) (url string, b *bun.DB) {
 	stmt := "create database " + pgx.Identifier{name}.Sanitize()
 	if template != "" {
 		stmt += " template " + pgx.Identifier{template}.Sanitize()
+	}
+	if options != "" {
+		stmt += " " + options
 	}
 	if _, err := admin.ExecContext(ctx, stmt); err != nil {
 		tb.Fatalf("testdb: create database %s: %v", name, err)
@@ -350,17 +514,7 @@ func create(tb testing.TB, template string) (url string, b *bun.DB) {
 			tb.Errorf("testdb: drop database %s: %v", name, err)
 		}
 	})
-
-	url, err := withDatabase(ServerURL(tb), name)
-	if err != nil {
-		tb.Fatalf("testdb: %v", err)
-	}
-	d, err := db.Open(db.Options{URL: url, ConnectTimeout: 10 * time.Second, Coalesce: db.DefaultCoalesce})
-	if err != nil {
-		tb.Fatalf("testdb: %v", err)
-	}
-	tb.Cleanup(func() { _ = d.Close() }) // runs before the drop: cleanups are LIFO
-	return url, d.Bun()
+	return name
 }
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)

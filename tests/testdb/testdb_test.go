@@ -2,6 +2,7 @@ package testdb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -12,6 +13,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"mirrorql/db"
 	"mirrorql/db/pgcluster"
@@ -107,6 +112,71 @@ func TestWithDatabase(t *testing.T) {
 	if _, err := withDatabase("host=h dbname=postgres", "x"); err == nil {
 		t.Error("key=value DSN accepted")
 	}
+}
+
+// TestLocalNetwork: the database, its schema and every table belong to the
+// network's owner; its read-only login reads every table and may change
+// nothing; the owner may write; and the roles go with the database.
+func TestLocalNetwork(t *testing.T) {
+	ctx := context.Background()
+	var roles []string
+	t.Run("use", func(t *testing.T) {
+		nw := LocalNetwork(t)
+		roles = []string{nw.Owner, nw.Reader}
+		var dbOwner, schemaOwner string
+		var notOwned []string
+		if err := nw.DB.QueryRowContext(ctx, `select pg_get_userbyid(d.datdba), pg_get_userbyid(n.nspowner),
+				array(select tablename from pg_tables where schemaname = 'public' and tableowner <> ?)
+			from pg_database d, pg_namespace n where d.datname = current_database() and n.nspname = 'public'`,
+			nw.Owner).Scan(&dbOwner, &schemaOwner, pgtype.NewMap().SQLScanner(&notOwned)); err != nil {
+			t.Fatal(err)
+		}
+		if dbOwner != nw.Owner || schemaOwner != nw.Owner || len(notOwned) > 0 {
+			t.Errorf("database owned by %s, schema public by %s, tables not the owner's %v; want all %s's",
+				dbOwner, schemaOwner, notOwned, nw.Owner)
+		}
+		for _, tc := range []struct {
+			name, url, stmt string
+			wantCode        string // SQLSTATE; "" for success
+		}{
+			{"reader reads " + strings.Join(db.Tables, ", "), nw.ReaderURL, "select " + countEach(db.Tables), ""},
+			{"reader may not insert", nw.ReaderURL, "insert into topic (id, created_timestamp, timestamp_range) values (1, 1, '[1,)')", "42501"},
+			{"reader may not create", nw.ReaderURL, "create table probe (x int)", "42501"},
+			{"owner inserts", nw.OwnerURL, "insert into topic (id, created_timestamp, timestamp_range) values (1, 1, '[1,)')", ""},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				conn, err := pgx.Connect(ctx, tc.url)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close(ctx)
+				_, err = conn.Exec(ctx, tc.stmt)
+				var pgErr *pgconn.PgError
+				switch {
+				case tc.wantCode == "" && err != nil:
+					t.Errorf("%s: %v", tc.stmt, err)
+				case tc.wantCode != "" && (!errors.As(err, &pgErr) || pgErr.Code != tc.wantCode):
+					t.Errorf("%s: %v, want SQLSTATE %s", tc.stmt, err, tc.wantCode)
+				}
+			})
+		}
+	})
+	var n int
+	if err := adminDB(t).QueryRowContext(ctx, "select count(*) from pg_roles where rolname = any($1)", roles).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%d of the roles %v still exist after the test", n, roles)
+	}
+}
+
+// countEach is a select list counting the rows of each table.
+func countEach(tables []string) string {
+	parts := make([]string, len(tables))
+	for i, t := range tables {
+		parts[i] = "(select count(*) from " + t + ")"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // TestNewLayout: each layout is what its name says, whatever

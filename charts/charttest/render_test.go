@@ -54,16 +54,7 @@ type object struct {
 // rendered, and each document split out.
 func render(t *testing.T, values map[string]any) []object {
 	t.Helper()
-	ch, err := loader.Load(chartDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true, Revision: 1}
-	vals, err := chartutil.ToRenderValues(ch, values, opts, chartutil.DefaultCapabilities)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := engine.Render(ch, vals)
+	files, err := tryRender(values)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +83,20 @@ func render(t *testing.T, values map[string]any) []object {
 		}
 	}
 	return out
+}
+
+// tryRender renders the chart's templates with values, as an install would.
+func tryRender(values map[string]any) (map[string]string, error) {
+	ch, err := loader.Load(chartDir)
+	if err != nil {
+		return nil, err
+	}
+	opts := chartutil.ReleaseOptions{Name: release, Namespace: namespace, IsInstall: true, Revision: 1}
+	vals, err := chartutil.ToRenderValues(ch, values, opts, chartutil.DefaultCapabilities)
+	if err != nil {
+		return nil, err
+	}
+	return engine.Render(ch, vals)
 }
 
 // renderSet renders one of valueSets.

@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 
 	"mirrorql/config"
 )
@@ -121,7 +122,28 @@ func TestValuesRefused(t *testing.T) {
 
 func TestServiceAndScaling(t *testing.T) {
 	objs := renderSet(t, "mirror-node")
-	svc := typed(t, find(objs, "Service")[0]).(*corev1.Service)
+	services := map[string]*corev1.Service{}
+	for _, o := range find(objs, "Service") {
+		services[o.Name] = typed(t, o).(*corev1.Service)
+	}
+	svc := services[release+"-mirrorql"]
+	if svc == nil {
+		t.Fatalf("no Service %s-mirrorql among %v", release, services)
+	}
+	// Traefik's Ingress speaks h2c to a Service it is told to, whole: the
+	// gRPC path's Service, not the one that carries WebSocket upgrades.
+	ing := typed(t, find(objs, "Ingress")[0]).(*networkingv1.Ingress)
+	for _, p := range ing.Spec.Rules[0].HTTP.Paths {
+		b := p.Backend.Service
+		s := services[b.Name]
+		if s == nil {
+			t.Fatalf("ingress path %s: no Service %s", p.Path, b.Name)
+		}
+		h2c := s.Annotations["traefik.ingress.kubernetes.io/service.serversscheme"] == "h2c"
+		if h2c != (b.Port.Name == "grpc") {
+			t.Errorf("ingress path %s: Service %s port %s, h2c %v", p.Path, b.Name, b.Port.Name, h2c)
+		}
+	}
 	proto := map[string]string{}
 	for _, p := range svc.Spec.Ports {
 		if p.AppProtocol != nil {

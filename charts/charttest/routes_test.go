@@ -55,13 +55,21 @@ var pathTable = []pathCase{
 	{"/graphql", "graphql", false},
 	{"/graphql/explorer/explorer.js", "explorer", false},
 	{"/graphql/explorer/graphiql.min.css", "explorer", false},
+	{"/graphql/explorer/", "", false},
+	{"/graphql/explorer", "", false},
 	{"/dashboard", "dashboard", false},
 	{"/dashboard/", "dashboard", false},
 	{"/dashboard/assets/dashboard.js", "dashboard", false},
+	{"/dashboard/assets/", "", false},
+	{"/dashboard/x", "", false},
+	{"/Dashboard", "", false},
 	{"/api/v1/docs", "docs", false},
 	{"/api/v1/docs/", "docs", false},
 	{"/api/v1/docs/openapi.yml", "docs", false},
 	{"/api/v1/docs/assets/swagger-ui.css", "docs", false},
+	{"/api/v1/docs/assets/", "", false},
+	{"/api/v1/docs/openapi.yml/", "", false},
+	{"/API/V1/DOCS", "", false},
 	// the SDKs' gRPC
 	{grpcPrefix + "ConsensusService/subscribeTopic", "consensus", false},
 	{grpcPrefix + "NetworkService/getNodes", "", true},
@@ -76,11 +84,16 @@ var pathTable = []pathCase{
 	{"/API/V1/TOPICS/7", "", false},
 	{"/api/v1/topics/0x00000000000000000000000000000000000004d2", "", false},
 	{"/api/v1/topics/messages", "", false},
-	// Express's parameters never span a "/", so Node answers these with its
-	// generic 404; mirrorql's router hands them to the route below with the
-	// rest of the path as the parameter (a 400). The mirror node keeps them.
+	// Express's parameters are never empty and never span a "/", so Node
+	// answers these with its generic 404; mirrorql's router hands them to a
+	// route with an empty parameter or the rest of the path as one (a 400).
+	// The mirror node keeps them.
 	{"/api/v1/topics/0.0.7/messages/3/x", "", true},
 	{"/api/v1/schedules/0.0.1/x", "", true},
+	{"/api/v1/topics//messages", "", true},
+	{"/api/v1/topics/7/messages//", "", true},
+	{"/api/v1/schedules//", "", true},
+	{"/api/v1/topics/messages/", "", false},
 	// the mirror node's other routes
 	{"/api/v1/accounts", "", false},
 	{"/api/v1/accounts/0.0.2", "", false},
@@ -109,6 +122,7 @@ var pathTable = []pathCase{
 	{"/graphql/alpha", "", false},
 	{"/graphql/", "", false},
 	{"/graphqlx", "", false},
+	{"/GRAPHQL", "", false},
 	{"/dashboards", "", false},
 	{"/api/v1/docsx", "", false},
 	{"/", "", false},

@@ -94,7 +94,7 @@ applies too.
 - '/graphql$'
 {{- end }}
 {{- if $r.explorer }}
-- '/graphql/explorer/.*$'
+- '/graphql/explorer/.+$'
 {{- end }}
 {{- if $r.dashboard }}
 - '/dashboard(/(assets/.+)?)?$'

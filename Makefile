@@ -9,8 +9,9 @@ TEST_TIMEOUT ?= 15m
 TEST_PARALLEL ?= 6
 FUZZTIME     ?= 10s
 # The packages whose tests build databases with tests/testdb (they import
-# it): test-v2 runs them again on the mirror node's v2 layout.
-TESTDB_PKGS   = $(sort $(dir $(shell grep -rl --include='*_test.go' '"mirrorql/tests/testdb"' .)))
+# it): test-v2 runs them again on the mirror node's v2 layout. charttest is a
+# module of its own (test-chart runs it).
+TESTDB_PKGS   = $(sort $(dir $(shell grep -rl --include='*_test.go' --exclude-dir=charttest '"mirrorql/tests/testdb"' .)))
 SOAK_DURATION ?= 10m
 # PG chooses the PostgreSQL server of test-on, test-db-on and the benchmarks:
 # empty, the one on 127.0.0.1:5432 (else a throwaway cluster of the installed
@@ -29,7 +30,7 @@ DB_PKGS = ./db/... ./tests/...
 # timed NAME CMD… runs a part of the suite and says how long it took.
 timed = start=$$(date +%s); echo "==> $(1)"; $(2); rc=$$?; echo "==> $(1): $$(( $$(date +%s) - start ))s$$( [ $$rc = 0 ] || echo ", FAILED" )"; exit $$rc
 
-.PHONY: help build test test-on test-db-on test-v2 run local-network seed docker fuzz conformance bench soak bench-live bench-scale-pair
+.PHONY: help build test test-on test-db-on test-v2 test-chart run local-network seed docker fuzz conformance bench soak bench-live bench-scale-pair
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -37,10 +38,11 @@ help: ## list the targets
 build: ## build the service into bin/mirrorql
 	$(GO) build -o $(BIN) .
 
-test: ## the whole suite: vet, every test on both layouts on PostgreSQL 16 and 18, the database packages on 15 and 17
+test: ## the whole suite: vet, every test on both layouts on PostgreSQL 16 and 18, the database packages on 15 and 17, the Helm chart
 	$(GO) vet ./...
 	@set -e; for v in $(PG_FULL); do $(MAKE) --no-print-directory test-on PG=$$v; done; \
 	for v in $(PG_DB); do $(MAKE) --no-print-directory test-db-on PG=$$v; done
+	@$(MAKE) --no-print-directory test-chart
 
 # The public mainnet and testnet mirror nodes run the v2 layout
 # (topic_message and transaction partitioned by month; tests/testdb,
@@ -55,6 +57,14 @@ test-v2: ## the database-backed tests again on the v2 layout (MIRRORQL_TEST_LAYO
 test-db-on: ## the database packages and the end-to-end tests on one server (PG=15, …), on both layouts
 	@$(call timed,db and end-to-end tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))
 	@$(call timed,db and end-to-end tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))
+
+# The Helm chart charts/mirrorql, checked by its own module charts/charttest
+# (Helm and the Kubernetes API types stay out of the service's go.mod): helm
+# lint and template through Helm's Go packages, every object decoded strictly,
+# the route table, promtool (Debian's prometheus package; under CI=true a
+# missing promtool fails) and the metrics of a running mirrorql.
+test-chart: ## the Helm chart's tests (charts/charttest; needs promtool and PostgreSQL)
+	@$(call timed,Helm chart tests,cd charts/charttest && $(GO) vet ./... && $(GO) test ./... -count=1 -timeout $(TEST_TIMEOUT))
 
 run: build ## run the demo: a throwaway database with sample data, and the service on it (DEMOFLAGS="-layout v2": the v2 layout)
 	@exec $(BIN) demo $(DEMOFLAGS)

@@ -1,0 +1,185 @@
+package charttest
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"mirrorql/config"
+)
+
+func deployment(t *testing.T, objs []object) *appsv1.Deployment {
+	t.Helper()
+	ds := find(objs, "Deployment")
+	if len(ds) != 1 {
+		t.Fatalf("%d Deployments, want 1", len(ds))
+	}
+	return typed(t, ds[0]).(*appsv1.Deployment)
+}
+
+// The pod runs as the mirror node's modules do: probed, locked down, sized,
+// its credentials from Secrets, its settings ones the service knows, and
+// given longer to stop than the service takes to drain.
+func TestDeployment(t *testing.T) {
+	for set := range valueSets {
+		t.Run(set, func(t *testing.T) {
+			d := deployment(t, renderSet(t, set))
+			pod := d.Spec.Template.Spec
+			if len(pod.Containers) != 1 {
+				t.Fatalf("%d containers", len(pod.Containers))
+			}
+			c := pod.Containers[0]
+			if p := c.LivenessProbe; p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/health/liveness" || p.HTTPGet.Port.String() != "http" {
+				t.Errorf("liveness probe %+v", p)
+			}
+			if p := c.ReadinessProbe; p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/health/readiness" || p.HTTPGet.Port.String() != "http" {
+				t.Errorf("readiness probe %+v", p)
+			}
+			ports := map[string]int32{}
+			for _, p := range c.Ports {
+				ports[p.Name] = p.ContainerPort
+			}
+			if ports["http"] != 8080 || ports["grpc"] != 5600 || len(ports) != 2 {
+				t.Errorf("ports %v, want http 8080 and grpc 5600", ports)
+			}
+			ps, cs := pod.SecurityContext, c.SecurityContext
+			if ps == nil || ps.RunAsNonRoot == nil || !*ps.RunAsNonRoot || ps.SeccompProfile == nil ||
+				ps.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+				t.Errorf("pod security context %+v", ps)
+			}
+			if cs == nil || cs.ReadOnlyRootFilesystem == nil || !*cs.ReadOnlyRootFilesystem ||
+				cs.AllowPrivilegeEscalation == nil || *cs.AllowPrivilegeEscalation ||
+				cs.Capabilities == nil || len(cs.Capabilities.Drop) != 1 || cs.Capabilities.Drop[0] != "ALL" {
+				t.Errorf("container security context %+v", cs)
+			}
+			for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+				if _, ok := c.Resources.Requests[r]; !ok {
+					t.Errorf("no %s request", r)
+				}
+				if _, ok := c.Resources.Limits[r]; !ok {
+					t.Errorf("no %s limit", r)
+				}
+			}
+			known := config.Names()
+			grace := config.Defaults().ShutdownGrace
+			fromSecret := map[string]bool{}
+			for _, e := range c.Env {
+				if strings.HasPrefix(e.Name, config.Prefix) && !known[e.Name] {
+					t.Errorf("%s: the service refuses to start on a variable it does not know", e.Name)
+				}
+				if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+					fromSecret[e.Name] = true
+				}
+				if strings.Contains(e.Value, "://") && strings.Contains(e.Value, "@") {
+					t.Errorf("%s: a URL with credentials in plain text", e.Name)
+				}
+				if e.Name == config.Prefix+"SHUTDOWN_GRACE" {
+					g, err := time.ParseDuration(e.Value)
+					if err != nil {
+						t.Fatal(err)
+					}
+					grace = g
+				}
+			}
+			if !fromSecret[config.Prefix+"DATABASE_URL"] {
+				t.Errorf("%sDATABASE_URL does not come from a Secret", config.Prefix)
+			}
+			if set == "mirror-node" && (!fromSecret[config.Prefix+"REDIS_URL"] || !fromSecret[config.Prefix+"LIVE_REDIS_URL"]) {
+				t.Errorf("the Redis URLs do not come from a Secret: %v", fromSecret)
+			}
+			pause := time.Duration(0)
+			if c.Lifecycle != nil && c.Lifecycle.PreStop != nil && c.Lifecycle.PreStop.Sleep != nil {
+				pause = time.Duration(c.Lifecycle.PreStop.Sleep.Seconds) * time.Second
+			}
+			if tg := pod.TerminationGracePeriodSeconds; tg == nil || time.Duration(*tg)*time.Second <= grace+pause {
+				t.Errorf("terminationGracePeriodSeconds %v, want more than the drain %v and the pause %v", tg, grace, pause)
+			}
+		})
+	}
+}
+
+// A setting that carries a password is refused in values, and a grace the
+// drain does not fit in is refused too.
+func TestValuesRefused(t *testing.T) {
+	for name, values := range map[string]map[string]any{
+		"database URL in config": {"config": map[string]any{"DATABASE_URL": "postgres://u:secret@db/mirror_node"}},
+		"redis URL in config":    {"config": map[string]any{"redis_url": "redis://:secret@redis:6379"}},
+		"short grace":            {"config": map[string]any{"SHUTDOWN_GRACE": "30s"}, "terminationGracePeriodSeconds": 30},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := tryRender(values); err == nil {
+				t.Error("rendered")
+			}
+		})
+	}
+}
+
+func TestServiceAndScaling(t *testing.T) {
+	objs := renderSet(t, "mirror-node")
+	services := map[string]*corev1.Service{}
+	for _, o := range find(objs, "Service") {
+		services[o.Name] = typed(t, o).(*corev1.Service)
+	}
+	svc := services[release+"-mirrorql"]
+	if svc == nil {
+		t.Fatalf("no Service %s-mirrorql among %v", release, services)
+	}
+	// Traefik's Ingress speaks h2c to a Service it is told to, whole: the
+	// gRPC path's Service, not the one that carries WebSocket upgrades.
+	ing := typed(t, find(objs, "Ingress")[0]).(*networkingv1.Ingress)
+	for _, p := range ing.Spec.Rules[0].HTTP.Paths {
+		b := p.Backend.Service
+		s := services[b.Name]
+		if s == nil {
+			t.Fatalf("ingress path %s: no Service %s", p.Path, b.Name)
+		}
+		h2c := s.Annotations["traefik.ingress.kubernetes.io/service.serversscheme"] == "h2c"
+		if h2c != (b.Port.Name == "grpc") {
+			t.Errorf("ingress path %s: Service %s port %s, h2c %v", p.Path, b.Name, b.Port.Name, h2c)
+		}
+	}
+	proto := map[string]string{}
+	for _, p := range svc.Spec.Ports {
+		if p.AppProtocol != nil {
+			proto[p.Name] = *p.AppProtocol
+		}
+	}
+	if proto["http"] != "http" || proto["grpc"] != "kubernetes.io/h2c" {
+		t.Errorf("appProtocol %v", proto)
+	}
+	hpa := typed(t, find(objs, "HorizontalPodAutoscaler")[0]).(*autoscalingv2.HorizontalPodAutoscaler)
+	m := hpa.Spec.Metrics
+	if len(m) != 1 || m[0].Resource == nil || m[0].Resource.Name != corev1.ResourceCPU ||
+		m[0].Resource.Target.AverageUtilization == nil || *m[0].Resource.Target.AverageUtilization != 80 {
+		t.Errorf("HPA metrics %+v, want 80%% CPU", m)
+	}
+	sm := typed(t, find(objs, "ServiceMonitor")[0]).(*monitoringv1.ServiceMonitor)
+	if e := sm.Spec.Endpoints; len(e) != 1 || e[0].Path != "/metrics" || e[0].Port != "http" {
+		t.Errorf("ServiceMonitor endpoints %+v", e)
+	}
+	if d := deployment(t, objs); d.Spec.Replicas != nil {
+		t.Errorf("replicas %d set beside the HPA", *d.Spec.Replicas)
+	}
+}
+
+// The helm test asks readiness, then a route mirrorql serves.
+func TestHelmTest(t *testing.T) {
+	pods := find(renderSet(t, "default"), "Pod")
+	if len(pods) != 1 {
+		t.Fatalf("%d test pods", len(pods))
+	}
+	pod := typed(t, pods[0]).(*corev1.Pod)
+	if pod.Annotations["helm.sh/hook"] != "test-success" && pod.Annotations["helm.sh/hook"] != "test" {
+		t.Errorf("hook %q", pod.Annotations["helm.sh/hook"])
+	}
+	args := strings.Join(pod.Spec.Containers[0].Args, " ")
+	if !strings.Contains(args, "/health/readiness") || !strings.Contains(args, "/api/v1/schedules") {
+		t.Errorf("args %s", args)
+	}
+}

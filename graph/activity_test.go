@@ -52,7 +52,7 @@ func TestActivityEqualsCount(t *testing.T) {
 			}
 			stamps = append(stamps, ts)
 			if _, err := e.bun.ExecContext(ctx, `INSERT INTO topic_message (consensus_timestamp, message, running_hash,
-				sequence_number, topic_id) VALUES (?, '\x00', '\x00', ?, ?)`, ts, first+i, topic); err != nil {
+				sequence_number, topic_id, payer_account_id) VALUES (?, '\x00', '\x00', ?, ?, 98)`, ts, first+i, topic); err != nil {
 				t.Fatal(err)
 			}
 			ts++

@@ -127,7 +127,8 @@ const nullChunkTopic = model.EntityID(987654)
 
 // addNullChunkTotals adds nullChunkTopic's messages: a legacy chunk (payer
 // and valid start), a chunk with an initial transaction id, and a chunk
-// with neither, all with chunk_num set and chunk_total NULL.
+// with neither (a payer, as v2 requires, but no valid start), all with
+// chunk_num set and chunk_total NULL.
 func addNullChunkTotals(t *testing.T, b *bun.DB) {
 	t.Helper()
 	_, err := b.DB.ExecContext(context.Background(), `INSERT INTO topic_message
@@ -137,7 +138,7 @@ func addNullChunkTotals(t *testing.T, b *bun.DB) {
 		(1690000000000000002, '\x7468657265', '\x02', 2, 3, 2, NULL, 1001, 1689999999000000000, $1, NULL),
 		(1690000000000000003, '\x21', '\x03', 3, 3, 1, NULL, 1002, NULL, $1,
 		 '\x0a0c0880b4d4a40610c0843d1203180a0b'),
-		(1690000000000000004, '\x3f', '\x04', 4, NULL, 3, NULL, NULL, NULL, $1, NULL)`, int64(nullChunkTopic))
+		(1690000000000000004, '\x3f', '\x04', 4, NULL, 3, NULL, 1003, NULL, $1, NULL)`, int64(nullChunkTopic))
 	if err != nil {
 		t.Fatal(err)
 	}

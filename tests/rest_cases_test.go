@@ -2,10 +2,13 @@ package tests
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/uptrace/bun"
+
+	"mirrorql/tests/testdb"
 )
 
 // restData is a small data set for the cases below: topic 0.0.7 with every
@@ -29,7 +32,7 @@ VALUES (1700000000000000001, 'hi 1', '\x01', 1, 3, 2, 7),
        (1700000000000000002, 'hi 2', '\x01', 2, 3, 2, 7),
        (1700000000000000003, 'hi 3', '\x01', 3, 3, 2, 7),
        (1700000000000000004, 'hi 4', '\x01', 4, 3, 2, 7),
-       (1700000000000000005, '\xc328', '\x01', 5, NULL, NULL, 7),
+       (1700000000000000005, '\xc328', '\x01', 5, NULL, 2, 7),
        (1700000001000000001, 'hi 1', '\x01', 1, 3, 2, 10);
 INSERT INTO transaction (consensus_timestamp, type, result, payer_account_id, valid_start_ns, entity_id)
 SELECT consensus_timestamp, 27, 22, 2, consensus_timestamp - 10, topic_id FROM topic_message;
@@ -85,9 +88,9 @@ type restCase struct {
 }
 
 var restCases = []restCase{
-	{name: "list all", url: "/api/v1/topics/7/messages", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000000.000000001","message":"aGkgMQ==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":1,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000002","message":"aGkgMg==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":2,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000003","message":"aGkgMw==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":3,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000004","message":"aGkgNA==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":4,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000005","message":"wyg=","payer_account_id":null,"running_hash":"AQ==","running_hash_version":3,"sequence_number":5,"topic_id":"0.0.7"}`, ""), headers: map[string]string{"Cache-Control": "public, max-age=1", "Link": ""}},
+	{name: "list all", url: "/api/v1/topics/7/messages", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000000.000000001","message":"aGkgMQ==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":1,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000002","message":"aGkgMg==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":2,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000003","message":"aGkgMw==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":3,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000004","message":"aGkgNA==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":4,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000005","message":"wyg=","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":5,"topic_id":"0.0.7"}`, ""), headers: map[string]string{"Cache-Control": "public, max-age=1", "Link": ""}},
 	{name: "list limited first page", url: "/api/v1/topics/7/messages?limit=2", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000000.000000001","message":"aGkgMQ==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":1,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000002","message":"aGkgMg==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":2,"topic_id":"0.0.7"}`, "/api/v1/topics/7/messages?limit=2&timestamp=gt:1700000000.000000002"), headers: map[string]string{"Link": "</api/v1/topics/7/messages?limit=2&timestamp=gt:1700000000.000000002>; rel=\"next\""}, limited: true},
-	{name: "list default limit of the limited profile", url: "/api/v1/topics/7/messages?order=DESC", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000000.000000005","message":"wyg=","payer_account_id":null,"running_hash":"AQ==","running_hash_version":3,"sequence_number":5,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000004","message":"aGkgNA==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":4,"topic_id":"0.0.7"}`, "/api/v1/topics/7/messages?order=desc&timestamp=lt:1700000000.000000004"), limited: true},
+	{name: "list default limit of the limited profile", url: "/api/v1/topics/7/messages?order=DESC", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000000.000000005","message":"wyg=","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":5,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000004","message":"aGkgNA==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":4,"topic_id":"0.0.7"}`, "/api/v1/topics/7/messages?order=desc&timestamp=lt:1700000000.000000004"), limited: true},
 	{name: "list capped at max", url: "/api/v1/topics/7/messages?limit=1000", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000000.000000001","message":"aGkgMQ==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":1,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000002","message":"aGkgMg==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":2,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000003","message":"aGkgMw==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":3,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000004","message":"aGkgNA==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":4,"topic_id":"0.0.7"}`, "/api/v1/topics/7/messages?limit=1000&timestamp=gt:1700000000.000000004"), limited: true},
 	{name: "sequence filter walks sequence order", url: "/api/v1/topics/7/messages?sequencenumber=gt:2&limit=2", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000000.000000003","message":"aGkgMw==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":3,"topic_id":"0.0.7"},{"chunk_info":null,"consensus_timestamp":"1700000000.000000004","message":"aGkgNA==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":4,"topic_id":"0.0.7"}`, "/api/v1/topics/7/messages?sequencenumber=gt:2&limit=2&timestamp=gt:1700000000.000000004"), limited: true},
 	{name: "case-insensitive path and keys, trailing slash", url: "/API/V1/TOPICS/7/MESSAGES/?LIMIT=1&SequenceNumber=lt:3", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000000.000000001","message":"aGkgMQ==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":1,"topic_id":"0.0.7"}`, "/API/V1/TOPICS/7/MESSAGES?limit=1&sequencenumber=lt:3&timestamp=gt:1700000000.000000001")},
@@ -99,12 +102,12 @@ var restCases = []restCase{
 	{name: "DECISIONS 2: unknown topic", url: "/api/v1/topics/0.0.999/messages", status: 404, body: errBody("No such topic id - 0.0.999")},
 	{name: "DECISIONS 2: empty page of a known topic", url: "/api/v1/topics/7/messages?timestamp=gt:1800000000", status: 200, body: page(``, "")},
 	{name: "DECISIONS 2: topic without entity row but with messages", url: "/api/v1/topics/10/messages", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000001.000000001","message":"aGkgMQ==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":1,"topic_id":"0.0.10"}`, "")},
-	{name: "DECISIONS 3: repeated encoding, last wins", url: "/api/v1/topics/7/messages?encoding=base64&encoding=utf-8&sequencenumber=5", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000000.000000005","message":"\ufffd(","payer_account_id":null,"running_hash":"AQ==","running_hash_version":3,"sequence_number":5,"topic_id":"0.0.7"}`, "")},
-	{name: "DECISIONS 4: eq:utf-8 answers UTF-8", url: "/api/v1/topics/7/messages?encoding=eq:UTF8&sequencenumber=5", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000000.000000005","message":"\ufffd(","payer_account_id":null,"running_hash":"AQ==","running_hash_version":3,"sequence_number":5,"topic_id":"0.0.7"}`, "")},
+	{name: "DECISIONS 3: repeated encoding, last wins", url: "/api/v1/topics/7/messages?encoding=base64&encoding=utf-8&sequencenumber=5", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000000.000000005","message":"\ufffd(","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":5,"topic_id":"0.0.7"}`, "")},
+	{name: "DECISIONS 4: eq:utf-8 answers UTF-8", url: "/api/v1/topics/7/messages?encoding=eq:UTF8&sequencenumber=5", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000000.000000005","message":"\ufffd(","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":5,"topic_id":"0.0.7"}`, "")},
 	{name: "DECISIONS 4: other operators are invalid", url: "/api/v1/topics/7/messages?encoding=ne:utf-8", status: 400, body: errBody("Invalid parameter: encoding")},
 	{name: "DECISIONS 5: timestamp overflow in a filter", url: "/api/v1/topics/7/messages?timestamp=9999999999.999999999", status: 400, body: errBody("Invalid parameter: timestamp")},
 	{name: "DECISIONS 5: timestamp overflow in the path", url: "/api/v1/topics/messages/9999999999.999999999", status: 400, body: errBody("Invalid parameter: consensus_timestamp")},
-	{name: "DECISIONS 6: null payer, null running hash version", url: "/api/v1/topics/7/messages/5", status: 200, body: `{"chunk_info":null,"consensus_timestamp":"1700000000.000000005","message":"wyg=","payer_account_id":null,"running_hash":"AQ==","running_hash_version":3,"sequence_number":5,"topic_id":"0.0.7"}`, headers: map[string]string{"Cache-Control": "public, max-age=600"}},
+	{name: "DECISIONS 6: null running hash version", url: "/api/v1/topics/7/messages/5", status: 200, body: `{"chunk_info":null,"consensus_timestamp":"1700000000.000000005","message":"wyg=","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":5,"topic_id":"0.0.7"}`, headers: map[string]string{"Cache-Control": "public, max-age=600"}},
 	{name: "DECISIONS 7: plain timestamp advances", url: "/api/v1/topics/7/messages?timestamp=1700000000.000000001&limit=1", status: 200, body: page(`{"chunk_info":null,"consensus_timestamp":"1700000000.000000001","message":"aGkgMQ==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":1,"topic_id":"0.0.7"}`, "/api/v1/topics/7/messages?timestamp=1700000000.000000001&timestamp=gt:1700000000.000000001&limit=1")},
 	{name: "DECISIONS 8: timestamp under a topic", url: "/api/v1/topics/7/messages/1700000000.000000002", status: 200, body: `{"chunk_info":null,"consensus_timestamp":"1700000000.000000002","message":"aGkgMg==","payer_account_id":"0.0.2","running_hash":"AQ==","running_hash_version":3,"sequence_number":2,"topic_id":"0.0.7"}`, headers: map[string]string{"Cache-Control": "public, max-age=600"}},
 	{name: "DECISIONS 8: timestamp of another topic", url: "/api/v1/topics/8/messages/1700000000.000000002", status: 404, body: errBody("Not found")},
@@ -150,4 +153,30 @@ var restCases = []restCase{
 	{name: "messages without timestamp", url: "/api/v1/topics/messages", status: 404, body: errBody("Not found")},
 	{name: "liveness", url: "/health/liveness", status: 200, body: ""},
 	{name: "readiness", url: "/health/readiness", status: 200, body: ""},
+}
+
+// TestRESTNullPayer: a message without a payer, which v1's topic_message
+// holds (its payer_account_id is nullable; the importer's v2 schema's is
+// not), renders "payer_account_id": null, on the message's route and in a
+// page (DECISIONS 6).
+func TestRESTNullPayer(t *testing.T) {
+	t.Parallel()
+	url, b := testdb.NewLayout(t, testdb.LayoutV1)
+	seedREST(t, b)
+	if _, err := b.ExecContext(context.Background(),
+		"UPDATE topic_message SET payer_account_id = NULL WHERE topic_id = 7 AND sequence_number = 5"); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, url)
+	const msg = `{"chunk_info":null,"consensus_timestamp":"1700000000.000000005","message":"wyg=","payer_account_id":null,"running_hash":"AQ==","running_hash_version":3,"sequence_number":5,"topic_id":"0.0.7"}`
+	for target, want := range map[string]string{
+		"/api/v1/topics/7/messages/5":                msg,
+		"/api/v1/topics/7/messages?sequencenumber=5": page(msg, ""),
+	} {
+		status, _, body := get(t, s.URL+target)
+		if status != http.StatusOK {
+			t.Fatalf("%s: %d %s", target, status, body)
+		}
+		assertJSONEqual(t, body, want)
+	}
 }

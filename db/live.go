@@ -19,8 +19,13 @@ import (
 // node's shared poller finds them: on transaction's (type,
 // consensus_timestamp) index, ConsensusSubmitMessage (27) past the
 // watermark, SUCCESS (22), of the subscribed topics; each is then one probe
-// of topic_message's (topic_id, consensus_timestamp) index (the LATERAL
-// keeps the planner from hashing the whole table). The ledger's head (the
+// of topic_message's (topic_id, consensus_timestamp) index. The probe is a
+// LATERAL subquery with an ORDER BY (livePollEnd), which PostgreSQL does not
+// pull up into the join: a generic plan does not know the limit and takes
+// the walk for a tenth of every submit after any watermark, and a planner
+// that knows the CTE's columns (17 and later) then finds hashing those rows
+// against a sequential scan of topic_message cheaper than as many probes.
+// Kept a subquery, it has no join to choose. The ledger's head (the
 // newest transaction of any kind, a backward step on the primary key) comes
 // with it: it tells subscribers with an end time that no message before
 // that time can still arrive. The marks row is there even when no message
@@ -46,7 +51,7 @@ const (
 	livePollMarks = " (SELECT max(consensus_timestamp) FROM tx) AS scanned, (SELECT count(*) FROM tx) AS walked) " +
 		"SELECT marks.head, marks.scanned, marks.walked, " + messageColumnsM + " FROM marks LEFT JOIN (tx CROSS JOIN LATERAL ("
 	livePollRead = "SELECT " + messageColumns + " FROM topic_message AS t "
-	livePollEnd  = ") AS m) ON true ORDER BY m.consensus_timestamp"
+	livePollEnd  = " ORDER BY consensus_timestamp) AS m) ON true ORDER BY m.consensus_timestamp"
 )
 
 // Poll is what one live poll found: the core's type (app.Poll).

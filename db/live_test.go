@@ -256,3 +256,87 @@ func TestLivePollPlans(t *testing.T) {
 		t.Logf("%s:\n%s", c.name, p)
 	}
 }
+
+// TestV2LivePollPlans is TestLivePollPlans on the v2 layout, messages in the
+// current month: the poll by the partitions' names (prepared, its generic
+// plan) and the first poll, planned for its values over the parents, probe
+// topic_message's (topic_id, consensus_timestamp) index of each partition
+// once per submit transaction, and scan no partition sequentially.
+func TestV2LivePollPlans(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("loads 600,000 rows")
+	}
+	_, b := testdb.NewLayout(t, testdb.LayoutV2)
+	ctx := context.Background()
+	base := time.Now().Add(-time.Hour).UnixNano()
+	// The lookup's trigger would upsert one row 200,000 times in one
+	// transaction: off for the load, the lookup written after it.
+	_, err := b.DB.ExecContext(ctx, `
+		ALTER TABLE topic_message DISABLE TRIGGER topic_message_lookup_kept;
+		INSERT INTO topic_message (consensus_timestamp, message, running_hash, sequence_number, running_hash_version,
+			payer_account_id, valid_start_timestamp, topic_id)
+		SELECT $1::bigint + g * 1000, '\x0102030405060708', '\xabababababababababababababab', g / 20 + 1, 3, 1002,
+			$1::bigint + g * 1000 - 5, 3001 + g % 20
+		FROM generate_series(0, 199999) g;
+		ALTER TABLE topic_message ENABLE TRIGGER topic_message_lookup_kept;
+		INSERT INTO transaction (consensus_timestamp, type, result, payer_account_id, valid_start_ns, entity_id)
+		SELECT $1::bigint + g * 1000, 27, 22, 1002, $1::bigint + g * 1000 - 5, 3001 + g % 20 FROM generate_series(0, 199999) g
+		UNION ALL
+		SELECT $1::bigint + g * 1000 + 500, 14, 22, 1002, $1::bigint + g * 1000, NULL FROM generate_series(0, 199999) g`, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RebuildLookup(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.DB.ExecContext(ctx, "ANALYZE topic_message; ANALYZE transaction"); err != nil {
+		t.Fatal(err)
+	}
+	d := db.Wrap(b)
+	if l, err := d.LearnLayout(ctx, nil); err != nil || !l.MessagesPartitioned {
+		t.Fatalf("layout %s, %v: want v2", l, err)
+	}
+	rec := &db.StatementLog{}
+	d.Record(rec)
+	many := make([]model.EntityID, 100)
+	for i := range many {
+		many[i] = model.EntityID(3001 + i) // 20 with messages, 80 without
+	}
+	recent := model.Timestamp(base + 199_900*1000) // the last 100 messages are new
+	// The messages' partition is scanned by its index alone; the empty
+	// months around it are scanned as the planner likes (nothing to read).
+	month := time.Unix(0, base).UTC().Format("_p2006_01")
+	seqScan := regexp.MustCompile(`Seq Scan on (topic_message|transaction)(` + month + `)?\b`)
+	probe := regexp.MustCompile(`Index (Only )?Scan using topic_message` + month + `_topic_id_consensus_timestamp_idx`)
+	for _, c := range []struct {
+		name       string
+		topics     []model.EntityID
+		want       int
+		unprepared bool
+	}{
+		// the first poll, which learns the head, is planned for its values
+		{"first poll, 1 topic", many[:1], 4, true},
+		{"by name, 1 topic", many[:1], 4, false},
+		{"by name, 100 topics", many, 99, false},
+	} {
+		rec.Take()
+		p, err := d.LivePoll(ctx, recent, c.topics, 5000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Messages) != c.want {
+			t.Errorf("%s: %d messages, want %d", c.name, len(p.Messages), c.want)
+		}
+		stmts := rec.Take()
+		if len(stmts) != 1 || stmts[0].Unprepared != c.unprepared {
+			t.Fatalf("%s: sent %+v", c.name, stmts)
+		}
+		pl := plan(t, b, stmts[0], seqScansAllowed)
+		if seqScan.MatchString(pl) || !probe.MatchString(pl) {
+			t.Errorf("%s: a sequential scan, or no probe of the (topic_id, consensus_timestamp) index:\n%s %v\n%s",
+				c.name, stmts[0].SQL, stmts[0].Args, pl)
+		}
+		t.Logf("%s:\n%s", c.name, pl)
+	}
+}

@@ -110,7 +110,7 @@ type sliceKey struct {
 var sliceTexts texts[sliceKey]
 
 // sliceSQL is the page statement of a shape and order on partition p (by
-// its name), or, for the zero partition, on the parent table bounded by two
+// its name), or, for the parent (wholeTable), on the parent bounded by two
 // more parameters. Its first column is the partition's check (0 on the
 // parent). The name was quoted when the catalog was read.
 func sliceSQL(shape pageShape, desc bool, p *partition) string {
@@ -242,7 +242,7 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f MessageFilter) (
 			err = d.queryPlanned(ctx, func(rows rowSource) (err error) {
 				out, err = scanMessageRows(rows, out, []any{new(int64)}, nil)
 				return err
-			}, sliceSQL(shape, desc, &partition{}), args...)
+			}, sliceSQL(shape, desc, wholeTable()), args...)
 			if w.why != whyTail {
 				d.counters.add(w.why, 1) // the map could not vouch for this stretch
 			} else if len(out) > before {
@@ -357,7 +357,7 @@ const (
 // parts) as a partition's bounds, or no bounds at all when none does.
 func runBlockOf(parts []partition, first, last int) partition {
 	if first < 0 || last >= len(parts) || !inOneBlock(first, last) {
-		return partition{lo: math.MinInt64, hi: math.MaxInt64}
+		return *wholeTable()
 	}
 	start := first / runBlockStep * runBlockStep
 	return partition{lo: parts[start].lo, hi: parts[min(start+runBlock, len(parts))-1].hi}
@@ -393,7 +393,7 @@ func (s *partitionSet) blockOf(lo, hi int64) partition {
 	first, last := s.find(lo), s.find(hi-1)
 	switch {
 	case first < 0 || last < 0:
-		return partition{lo: math.MinInt64, hi: math.MaxInt64}
+		return *wholeTable()
 	case first == last:
 		return partition{lo: s.parts[first].lo, hi: s.parts[first].hi}
 	}

@@ -47,14 +47,19 @@ func (s *partitionSet) find(ts int64) int {
 	return -1
 }
 
-// at is the partition that holds ts, or the zero partition (read the
-// parent) when none does or the table is not partitioned.
+// at is the partition that holds ts, or the parent table (wholeTable) when
+// none does or the table is not partitioned.
 func (s *partitionSet) at(ts int64) *partition {
 	if i := s.find(ts); i >= 0 {
 		return &s.parts[i]
 	}
-	return &partition{}
+	return wholeTable()
 }
+
+// wholeTable stands for the parent table itself: no name, and bounds that
+// hold every time, so that within adds no condition. The zero partition's
+// bounds, [0, 0), hold none: a statement within them finds nothing.
+func wholeTable() *partition { return &partition{lo: math.MinInt64, hi: math.MaxInt64} }
 
 // partitioned is what the query layer knows of a v2 database: its layout,
 // its partitions, and each topic's partitions (topic maps), learned once.

@@ -204,3 +204,22 @@ func TestRunOf(t *testing.T) {
 		}
 	}
 }
+
+// TestAtOutsidePartitions: a time no partition of the catalog holds (no
+// catalog at all, as with a DEFAULT partition, or a month without one) is
+// read from the parent table with no bounds, so that the statements within
+// it (the lookup by timestamp) read the whole table, as v1's do.
+func TestAtOutsidePartitions(t *testing.T) {
+	month := partition{name: `"public"."p"`, lo: 100, hi: 200}
+	for name, s := range map[string]partitionSet{"no catalog": {}, "outside the months": {parts: []partition{month}}} {
+		for _, ts := range []int64{0, 50, 250} {
+			p := s.at(ts)
+			if p.name != "" || p.within("c") != "" {
+				t.Errorf("%s: at(%d) = %+v, within %q; want the parent, unbounded", name, ts, p, p.within("c"))
+			}
+		}
+	}
+	if p := (&partitionSet{parts: []partition{month}}).at(150); p.name != month.name || p.within("c") != " AND c >= 100 AND c < 200" {
+		t.Errorf("at(150) = %+v: want the month, within its bounds", p)
+	}
+}

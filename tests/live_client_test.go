@@ -271,6 +271,17 @@ func collect(t testing.TB, ch <-chan liveEvent, within time.Duration) (msgs []li
 func takeN(t testing.TB, ch <-chan liveEvent, n int, within time.Duration) []liveMessage {
 	t.Helper()
 	var out []liveMessage
+	for _, data := range takeEvents(t, ch, n, within) {
+		out = append(out, decodeLive(t, data))
+	}
+	return out
+}
+
+// takeEvents reads exactly n messages' data, as received, within the time
+// given, failing otherwise.
+func takeEvents(t testing.TB, ch <-chan liveEvent, n int, within time.Duration) []json.RawMessage {
+	t.Helper()
+	var out []json.RawMessage
 	deadline := time.After(within)
 	for len(out) < n {
 		select {
@@ -278,7 +289,7 @@ func takeN(t testing.TB, ch <-chan liveEvent, n int, within time.Duration) []liv
 			if !ok || ev.Complete || len(ev.Errors) > 0 {
 				t.Fatalf("stream ended after %d of %d messages: %+v", len(out), n, ev)
 			}
-			out = append(out, decodeLive(t, ev.Data))
+			out = append(out, ev.Data)
 		case <-deadline:
 			t.Fatalf("%d of %d messages within %s", len(out), n, within)
 		}

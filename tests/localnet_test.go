@@ -27,24 +27,7 @@ func TestServeLocalNetwork(t *testing.T) {
 		{"the owner " + nw.Owner, nw.OwnerURL},
 		{"the read-only " + nw.Reader, nw.ReaderURL},
 	} {
-		env := []string{"MIRRORQL_CACHE_ENABLED=false"}
-		def := startServer(t, who.url, env...)
-		limited := startServer(t, who.url, append(env, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")...)
-		for _, tc := range restCases {
-			base := def.URL
-			if tc.limited {
-				base = limited.URL
-			}
-			status, _, body := get(t, base+tc.url, tc.header...)
-			if status != tc.status {
-				t.Errorf("as %s: %s (%s): status %d, want %d: %s", who.name, tc.url, tc.name, status, tc.status, body)
-				continue
-			}
-			if tc.body != "" {
-				assertJSONEqual(t, body, tc.body)
-			}
-		}
-		graphQLReads(t, "as "+who.name, def.URL)
+		servesRESTCases(t, "as "+who.name, who.url)
 	}
 }
 

@@ -97,33 +97,8 @@ func TestReadOnlyReplica(t *testing.T) {
 		}
 	}
 
-	type instance struct{ name, url string }
-	var servers, limitedServers []instance
-	for _, driver := range []string{"pgx"} {
-		for who, target := range targets {
-			env := []string{"MIRRORQL_DB_DRIVER=" + driver, "MIRRORQL_CACHE_ENABLED=false"}
-			name := driver + " as " + who
-			servers = append(servers, instance{name, startServer(t, target, env...).URL})
-			limitedServers = append(limitedServers, instance{name,
-				startServer(t, target, append(env, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")...).URL})
-		}
-	}
-	for i, s := range servers {
-		for _, tc := range restCases {
-			base := s.url
-			if tc.limited {
-				base = limitedServers[i].url
-			}
-			status, _, body := get(t, base+tc.url, tc.header...)
-			if status != tc.status {
-				t.Errorf("%s %s (%s): status %d, want %d: %s", s.name, tc.url, tc.name, status, tc.status, body)
-				continue
-			}
-			if tc.body != "" {
-				assertJSONEqual(t, body, tc.body)
-			}
-		}
-		graphQLReads(t, s.name, s.url)
+	for who, target := range targets {
+		servesRESTCases(t, "as "+who, target)
 	}
 }
 
@@ -199,24 +174,5 @@ func TestHotStandby(t *testing.T) {
 		t.Fatal("the standby accepted a write")
 	}
 
-	for _, driver := range []string{"pgx"} {
-		env := []string{"MIRRORQL_DB_DRIVER=" + driver, "MIRRORQL_CACHE_ENABLED=false"}
-		def := startServer(t, standby.URL(), env...)
-		limited := startServer(t, standby.URL(), append(env, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")...)
-		for _, tc := range restCases {
-			base := def.URL
-			if tc.limited {
-				base = limited.URL
-			}
-			status, _, body := get(t, base+tc.url, tc.header...)
-			if status != tc.status {
-				t.Errorf("%s %s (%s): status %d, want %d: %s", driver, tc.url, tc.name, status, tc.status, body)
-				continue
-			}
-			if tc.body != "" {
-				assertJSONEqual(t, body, tc.body)
-			}
-		}
-		graphQLReads(t, driver+" on a hot standby", def.URL)
-	}
+	servesRESTCases(t, "on a hot standby", standby.URL())
 }

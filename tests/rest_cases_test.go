@@ -180,3 +180,29 @@ func TestRESTNullPayer(t *testing.T) {
 		assertJSONEqual(t, body, want)
 	}
 }
+
+// servesRESTCases starts the service on dbURL twice, with the default page
+// sizes and with the limited profile's, and fails unless every case of
+// restCases answers as recorded, then reads GraphQL from it; what names the
+// setting in failures.
+func servesRESTCases(t *testing.T, what, dbURL string, env ...string) {
+	t.Helper()
+	env = append([]string{"MIRRORQL_CACHE_ENABLED=false"}, env...)
+	def := startServer(t, dbURL, env...)
+	limited := startServer(t, dbURL, append(env, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")...)
+	for _, tc := range restCases {
+		base := def.URL
+		if tc.limited {
+			base = limited.URL
+		}
+		status, _, body := get(t, base+tc.url, tc.header...)
+		if status != tc.status {
+			t.Errorf("%s: %s (%s): status %d, want %d: %s", what, tc.url, tc.name, status, tc.status, body)
+			continue
+		}
+		if tc.body != "" {
+			assertJSONEqual(t, body, tc.body)
+		}
+	}
+	graphQLReads(t, what, def.URL)
+}

@@ -40,23 +40,28 @@ build: ## build the service into bin/mirrorql
 
 test: ## the whole suite: vet, every test on both layouts on PostgreSQL 16 and 18, the database packages on 15 and 17, the Helm chart
 	$(GO) vet ./...
-	@set -e; for v in $(PG_FULL); do $(MAKE) --no-print-directory test-on PG=$$v; done; \
-	for v in $(PG_DB); do $(MAKE) --no-print-directory test-db-on PG=$$v; done
-	@$(MAKE) --no-print-directory test-chart
+	@failed=""; \
+	for v in $(PG_FULL); do $(MAKE) --no-print-directory test-on PG=$$v || failed="$$failed test-on:PG=$$v"; done; \
+	for v in $(PG_DB); do $(MAKE) --no-print-directory test-db-on PG=$$v || failed="$$failed test-db-on:PG=$$v"; done; \
+	$(MAKE) --no-print-directory test-chart || failed="$$failed test-chart"; \
+	if [ -n "$$failed" ]; then echo "==> make test FAILED in:$$failed"; exit 1; fi
 
 # The public mainnet and testnet mirror nodes run the v2 layout
 # (topic_message and transaction partitioned by month; tests/testdb,
 # docs/reference/v2-layout.md): the database-backed tests once more on it.
+# Each part runs whatever the one before it said, so that one run reports
+# every failure.
 test-on: ## every test on one server (PG=16, …; empty: the local one), then the database-backed ones on v2
-	@$(call timed,all tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test ./... -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))
-	@$(MAKE) --no-print-directory test-v2
+	@status=0; ($(call timed,all tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test ./... -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))) || status=1; \
+	$(MAKE) --no-print-directory test-v2 || status=1; exit $$status
 
 test-v2: ## the database-backed tests again on the v2 layout (MIRRORQL_TEST_LAYOUT=v2; PG as for test-on)
 	@$(call timed,database-backed tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(TESTDB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))
 
 test-db-on: ## the database packages and the end-to-end tests on one server (PG=15, …), on both layouts
-	@$(call timed,db and end-to-end tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))
-	@$(call timed,db and end-to-end tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))
+	@status=0; ($(call timed,db and end-to-end tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))) || status=1; \
+	($(call timed,db and end-to-end tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))) || status=1; \
+	exit $$status
 
 # The Helm chart charts/mirrorql, checked by its own module charts/charttest
 # (Helm and the Kubernetes API types stay out of the service's go.mod): helm

@@ -37,6 +37,10 @@ type LiveStore interface {
 	MessagesOfTopic(ctx context.Context, f MessageFilter) ([]model.TopicMessage, error)
 }
 
+// The filters, keys and results below are the boundary's only types: the
+// query layer takes and returns them as they are (db has no twins of its
+// own), so a field added here reaches the statement without a conversion.
+
 // MessageFilter selects a page of one topic's messages. Conditions are ANDed.
 type MessageFilter struct {
 	TopicID        model.EntityID

@@ -9,6 +9,9 @@ import (
 // Reader is what every face asks of the ledger. Its errors are app's: a
 // NotFound, an Unavailable, or a BadRequest.
 type Reader interface {
+	// Rules are the settings every face applies the same way: page sizes
+	// and the shard and realm of short ids.
+	Rules() Rules
 	// TopicMessages is a page of one topic's messages.
 	TopicMessages(ctx context.Context, q MessageQuery) (MessagePage, error)
 	// MessageBySequence is the message with that sequence number in the topic.
@@ -143,15 +146,20 @@ func lookahead(limit int, on bool) int {
 }
 
 // Ledger is every face's reader over a Store.
-type Ledger struct{ store Store }
+type Ledger struct {
+	store Store
+	rules Rules
+}
 
 var (
 	_ RESTReader  = (*Ledger)(nil)
 	_ GraphReader = (*Ledger)(nil)
 )
 
-// New is the Ledger over s.
-func New(s Store) *Ledger { return &Ledger{store: s} }
+// New is the Ledger over s with the rules r (its zero sizes defaulted).
+func New(s Store, r Rules) *Ledger { return &Ledger{store: s, rules: r.withDefaults()} }
+
+func (l *Ledger) Rules() Rules { return l.rules }
 
 func (l *Ledger) TopicMessages(ctx context.Context, q MessageQuery) (MessagePage, error) {
 	rows, err := l.store.MessagesOfTopic(ctx, q.Filter())

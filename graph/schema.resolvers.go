@@ -15,12 +15,13 @@ import (
 
 // Topic is the topic with an entity row (db.TopicsByID), else null.
 func (r *queryResolver) Topic(ctx context.Context, id view.EntityIDArg) (*view.Topic, error) {
-	if !topicIDSyntax(id) {
-		return nil, badInput(invalidParameter("topic.id"))
+	var errs argErrors
+	if !app.CheckTopicID(&errs, string(id)) {
+		return nil, errs.err(ctx)
 	}
-	topic, err := r.parseTopicID(id)
+	topic, err := r.rules.TopicID(string(id))
 	if err != nil {
-		return nil, err
+		return nil, fieldError(ctx, err)
 	}
 	t, err := r.app.TopicEntity(ctx, topic)
 	switch {
@@ -42,7 +43,7 @@ func (r *queryResolver) Topics(ctx context.Context, id *EntityIDFilter, order *O
 	if err := errs.err(ctx); err != nil {
 		return nil, err
 	}
-	if err := fs.Topics(r.opts.Defaults, &q); err != nil {
+	if err := fs.Topics(r.rules.Entities, &q); err != nil {
 		return nil, fieldError(ctx, err)
 	}
 	if hasCursor {
@@ -72,18 +73,18 @@ func (r *queryResolver) TopicMessageByTimestamp(ctx context.Context, consensusTi
 // TopicMessages is REST's topic messages list (db.MessagesOfTopic). A topic
 // without messages gives an empty connection.
 func (r *queryResolver) TopicMessages(ctx context.Context, topicID view.EntityIDArg, sequenceNumber *LongFilter, consensusTimestamp *TimestampFilter, order *Order, first *int, after *string) (*TopicMessageConnection, error) {
-	if !topicIDSyntax(topicID) {
-		// reported alone, before the other arguments (docs/reference/behavior.md §2.1)
-		return nil, badInput(invalidParameter("topic.id"))
-	}
 	var errs argErrors
+	if !app.CheckTopicID(&errs, string(topicID)) {
+		// reported alone, before the other arguments (docs/reference/behavior.md §2.1)
+		return nil, errs.err(ctx)
+	}
 	q := r.messageQuery(sequenceNumber, consensusTimestamp, order, first, after, &errs)
 	if err := errs.err(ctx); err != nil {
 		return nil, err
 	}
-	topic, err := r.parseTopicID(topicID)
+	topic, err := r.rules.TopicID(string(topicID))
 	if err != nil {
-		return nil, err
+		return nil, fieldError(ctx, err)
 	}
 	q.TopicID = topic
 	page, err := r.app.TopicMessages(ctx, q)
@@ -96,7 +97,7 @@ func (r *queryResolver) TopicMessages(ctx context.Context, topicID view.EntityID
 // Schedule is REST's schedule route (db.Schedule); REST names the path
 // parameter `scheduleid`.
 func (r *queryResolver) Schedule(ctx context.Context, id view.EntityIDArg) (*view.Schedule, error) {
-	sid, err := r.opts.Defaults.ParseEntityID(string(id), false)
+	sid, err := r.rules.Entities.ParseEntityID(string(id), false)
 	if err != nil {
 		return nil, fieldError(ctx, app.EntityIDError(err, "scheduleid"))
 	}
@@ -123,7 +124,7 @@ func (r *queryResolver) Schedules(ctx context.Context, scheduleID *EntityIDFilte
 	if err := errs.err(ctx); err != nil {
 		return nil, err
 	}
-	if err := fs.Schedules(r.opts.Defaults, &f); err != nil {
+	if err := fs.Schedules(r.rules.Entities, &f); err != nil {
 		return nil, fieldError(ctx, err)
 	}
 	if hasCursor {

@@ -127,6 +127,8 @@ func (l *ledger) Schedules(context.Context, app.ScheduleQuery) (app.SchedulePage
 
 func (l *ledger) FollowableTopic(context.Context, model.EntityID) error { return nil }
 
+func (l *ledger) Rules() app.Rules { return app.Rules{Pages: app.PageSizes{Default: 25, Max: 100}} }
+
 func testLedger(down bool) *ledger {
 	l := &ledger{topic: 7, down: down}
 	for seq := int64(1); seq <= 3; seq++ {
@@ -157,7 +159,7 @@ func serve(r app.RESTReader) *echo.Echo {
 	e := echo.New()
 	e.HTTPErrorHandler = policy.ErrorHandler(nil)
 	e.Pre(CanonicalRoute)
-	New(r, Options{LimitDefault: 25, LimitMax: 100}).Register(e)
+	New(r, Options{}).Register(e)
 	return e
 }
 

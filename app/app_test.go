@@ -86,13 +86,13 @@ func TestPaging(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := tt.q.Page(tt.rows)
+			p := tt.q.page(tt.rows)
 			if len(p.Rows) != tt.n || p.Full != tt.full || p.More != tt.more || p.Next != tt.next {
 				t.Errorf("rows %d full %v more %v next %+v", len(p.Rows), p.Full, p.More, p.Next)
 			}
 		})
 	}
-	if f := (&MessageQuery{MessageFilter: MessageFilter{Limit: 25}, Lookahead: true}).Filter(); f.Limit != 26 {
+	if f := (&MessageQuery{MessageFilter: MessageFilter{Limit: 25}, Lookahead: true}).filter(); f.Limit != 26 {
 		t.Errorf("lookahead filter limit %d", f.Limit)
 	}
 }

@@ -38,7 +38,8 @@ func (r *queryResolver) Topics(ctx context.Context, id *EntityIDFilter, order *O
 	var errs argErrors
 	var fs app.Filters
 	idFilter(&fs, &errs, app.ParamTopicID, id)
-	q := app.TopicQuery{Order: orderOf(order), Limit: r.first(first, &errs), Lookahead: true}
+	q := app.TopicQuery{Lookahead: true}
+	q.Order, q.Limit = orderOf(order), r.first(first, &errs)
 	key, hasCursor := afterCursor(after, cursorTopic, &errs)
 	if err := errs.err(ctx); err != nil {
 		return nil, err
@@ -197,11 +198,11 @@ func (r *topicResolver) Messages(ctx context.Context, obj *view.Topic, sequenceN
 	if err := errs.err(ctx); err != nil {
 		return nil, err
 	}
-	got, err := loadersOf(ctx).messagesOf(ctx, obj, q.Filter())
+	got, err := loadersOf(ctx).messagesOf(ctx, obj, q)
 	if err != nil {
 		return nil, err
 	}
-	return messageConnection(q.Page(got.rows), got.page), nil
+	return messageConnection(got.MessagePage, got.shared), nil
 }
 
 // Topic loads through the request's topic loader; null without an entity row.

@@ -44,7 +44,7 @@ func (l *ledger) TopicMessages(_ context.Context, q app.MessageQuery) (app.Messa
 		if q.NoSuchTopic != "" {
 			return app.MessagePage{}, &app.NotFound{Message: "No such topic id - " + q.NoSuchTopic}
 		}
-		return q.Page(nil), nil
+		return app.MessagePage{}, nil
 	}
 	ts, ok := model.RangeOf(q.Timestamp)
 	var rows []model.TopicMessage
@@ -60,8 +60,12 @@ func (l *ledger) TopicMessages(_ context.Context, q app.MessageQuery) (app.Messa
 			rows[i], rows[j] = rows[j], rows[i]
 		}
 	}
-	rows = rows[:min(len(rows), q.Filter().Limit)]
-	return q.Page(rows), nil
+	rows = rows[:min(len(rows), q.Limit)]
+	p := app.MessagePage{Rows: rows, Full: len(rows) >= q.Limit}
+	if len(rows) > 0 {
+		p.Next = app.After(q.Order, rows[len(rows)-1].ConsensusTimestamp)
+	}
+	return p, nil
 }
 
 func (l *ledger) MessageBySequence(_ context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {

@@ -237,6 +237,13 @@ func (l *Ledger) Schedules(ctx context.Context, q ScheduleQuery) (SchedulePage, 
 	return pageOf(rows, q.Limit, q.Lookahead, q.Order, ScheduleKey), nil
 }
 
+// SchedulesVersion is the version of the rows the schedules list reads
+// (Store.SchedulesVersion): the service's response cache keys its entries by
+// it. It is no face's question, so it is the Ledger's alone.
+func (l *Ledger) SchedulesVersion(ctx context.Context) (string, error) {
+	return l.store.SchedulesVersion(ctx)
+}
+
 func (l *Ledger) FollowableTopic(ctx context.Context, id model.EntityID) error {
 	kind, err := l.store.EntityKind(ctx, id)
 	switch {

@@ -27,6 +27,10 @@ type Store interface {
 	EntityKind(ctx context.Context, id model.EntityID) (string, error)
 	Schedule(ctx context.Context, id model.EntityID) (*model.Schedule, error)
 	Schedules(ctx context.Context, f ScheduleFilter) ([]model.Schedule, error)
+	// SchedulesVersion names the data the schedules list reads: it changes
+	// when those rows are reloaded (not on every write), so a response
+	// cache keyed by it never answers with the rows of before.
+	SchedulesVersion(ctx context.Context) (string, error)
 }
 
 // LiveStore is what the live streams read (package live): the poll of every

@@ -114,6 +114,11 @@ func (s Store) Schedule(ctx context.Context, id model.EntityID) (*model.Schedule
 	return sc, AppError(err)
 }
 
+func (s Store) SchedulesVersion(ctx context.Context) (string, error) {
+	v, err := s.d.SchedulesVersion(ctx)
+	return v, AppError(err)
+}
+
 func (s Store) Schedules(ctx context.Context, f app.ScheduleFilter) ([]model.Schedule, error) {
 	rows, err := s.d.Schedules(ctx, f)
 	return rows, AppError(err)

@@ -234,13 +234,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 		chain = append(chain, cache.Middleware(cache.Options{
 			Store: ops.cache, Routes: []string{rest.RouteSchedules}, Timeout: cfg.RedisTimeout, Log: log,
 			Result: ops.metrics.CacheResult, WriteError: ops.metrics.CacheWriteError,
-			Version: func(ctx context.Context) (string, error) {
-				v, err := d.SchedulesVersion(ctx)
-				if err != nil {
-					return "", db.AppError(err)
-				}
-				return v, nil
-			},
+			Version: ops.ledger.SchedulesVersion,
 		}))
 	}
 	e.Use(composedOnce(chain...))

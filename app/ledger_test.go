@@ -48,7 +48,7 @@ func ledgerRows() *memstore.Store {
 		model.Topic{ID: 8, HasTopic: true, HasEntity: true, Memo: "eight"},
 		model.Topic{ID: 9, HasTopic: true},
 	)
-	s.AddEntity(2, "ACCOUNT")
+	s.AddEntity("ACCOUNT", model.Topic{ID: 2})
 	s.AddTransactions(
 		memstore.Transaction{ConsensusTimestamp: base + 7100, Type: memstore.TypeConsensusSubmitMessage, Result: 10, EntityID: 7},
 		memstore.Transaction{ConsensusTimestamp: base + 99_000, Type: 14, Result: memstore.ResultSuccess},

@@ -44,7 +44,7 @@ type Store struct {
 	messages     []model.TopicMessage
 	transactions []Transaction
 	topics       map[model.EntityID]model.Topic
-	entities     map[model.EntityID]string // the type of entity rows that are not topics'
+	entities     map[model.EntityID]entity // the entity rows that are not topics'
 	schedules    []model.Schedule
 	reloads      int // of the schedules' tables: SchedulesVersion
 	down         error
@@ -52,6 +52,12 @@ type Store struct {
 }
 
 var _ app.Store = (*Store)(nil)
+
+// entity is an entity row of another type than a topic's.
+type entity struct {
+	kind string
+	row  model.Topic // its fields as the topic questions read them
+}
 
 // New is an empty Store.
 func New() *Store { return &Store{} }
@@ -91,19 +97,22 @@ func (s *Store) AddTopics(topics ...model.Topic) {
 	}
 }
 
-// AddEntity adds an entity row of another type than a topic ("ACCOUNT",
-// "SCHEDULE", …).
-func (s *Store) AddEntity(id model.EntityID, kind string) {
+// AddEntity adds an entity row of another type than a topic's ("ACCOUNT",
+// "SCHEDULE", …), row holding its fields as the topic questions read them
+// (an id asked of Topic or TopicsByID answers with them).
+func (s *Store) AddEntity(kind string, row model.Topic) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.entities == nil {
-		s.entities = map[model.EntityID]string{}
+		s.entities = map[model.EntityID]entity{}
 	}
-	s.entities[id] = kind
+	row.HasEntity = true
+	s.entities[row.ID] = entity{kind, row}
 }
 
 // AddSchedules adds schedules, each with its entity's fields and its
-// signatures.
+// signatures, for the schedule questions; the entity questions know a
+// schedule's entity row once it is added too (AddEntity).
 func (s *Store) AddSchedules(schedules ...model.Schedule) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -403,8 +412,8 @@ func (s *Store) entity(id model.EntityID) (string, bool) {
 	if t, ok := s.topics[id]; ok && t.HasEntity {
 		return "TOPIC", true
 	}
-	kind, ok := s.entities[id]
-	return kind, ok
+	e, ok := s.entities[id]
+	return e.kind, ok
 }
 
 // topicRows is what the topic, entity and custom_fee rows of id say, if
@@ -413,8 +422,8 @@ func (s *Store) topicRows(id model.EntityID) (model.Topic, bool) {
 	if t, ok := s.topics[id]; ok && (t.HasTopic || t.HasEntity || t.HasCustomFee) {
 		return t, true
 	}
-	if _, ok := s.entities[id]; ok {
-		return model.Topic{ID: id, HasEntity: true}, true
+	if e, ok := s.entities[id]; ok {
+		return e.row, true
 	}
 	return model.Topic{}, false
 }

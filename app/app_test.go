@@ -86,13 +86,13 @@ func TestPaging(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := tt.q.Page(tt.rows)
+			p := tt.q.page(tt.rows)
 			if len(p.Rows) != tt.n || p.Full != tt.full || p.More != tt.more || p.Next != tt.next {
 				t.Errorf("rows %d full %v more %v next %+v", len(p.Rows), p.Full, p.More, p.Next)
 			}
 		})
 	}
-	if f := (&MessageQuery{MessageFilter: MessageFilter{Limit: 25}, Lookahead: true}).Filter(); f.Limit != 26 {
+	if f := (&MessageQuery{MessageFilter: MessageFilter{Limit: 25}, Lookahead: true}).filter(); f.Limit != 26 {
 		t.Errorf("lookahead filter limit %d", f.Limit)
 	}
 }
@@ -140,7 +140,7 @@ func TestSubscriptionArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := tt.args.Check(model.EntityDefaults{}, now)
+			got, err := tt.args.Check(Rules{}, now)
 			var msgs []string
 			var br *BadRequest
 			if errors.As(err, &br) {
@@ -163,7 +163,7 @@ func FuzzSubscriptionArgs(f *testing.F) {
 	f.Add("0.0.x", "1e3", "", "-1")
 	f.Fuzz(func(t *testing.T, topic, start, end, limit string) {
 		args := SubscriptionArgs{Topic: topic, Start: &start, End: &end, Limit: &limit}
-		s, err := args.Check(model.EntityDefaults{}, 2000_000000000)
+		s, err := args.Check(Rules{}, 2000_000000000)
 		var br *BadRequest
 		switch {
 		case err == nil:

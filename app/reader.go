@@ -9,6 +9,9 @@ import (
 // Reader is what every face asks of the ledger. Its errors are app's: a
 // NotFound, an Unavailable, or a BadRequest.
 type Reader interface {
+	// Rules are the settings every face applies the same way: page sizes
+	// and the shard and realm of short ids.
+	Rules() Rules
 	// TopicMessages is a page of one topic's messages.
 	TopicMessages(ctx context.Context, q MessageQuery) (MessagePage, error)
 	// MessageBySequence is the message with that sequence number in the topic.
@@ -50,8 +53,10 @@ type GraphReader interface {
 	TopicsByID(ctx context.Context, ids []model.EntityID) ([]model.Topic, error)
 	// MessagesBySequence are the messages that exist among keys.
 	MessagesBySequence(ctx context.Context, keys []TopicSequence) (map[TopicSequence]*model.TopicMessage, error)
-	// MessagesOfTopics is the page f selects of each topic (f.TopicID aside).
-	MessagesOfTopics(ctx context.Context, topics []model.EntityID, f MessageFilter) (map[model.EntityID][]model.TopicMessage, error)
+	// MessagesOfTopics is the page q selects of each of topics (q.TopicID
+	// and q.NoSuchTopic aside), every one of them in the map: the nested
+	// Topic.messages of a whole list of topics at once.
+	MessagesOfTopics(ctx context.Context, topics []model.EntityID, q MessageQuery) (map[model.EntityID]MessagePage, error)
 	// LatestMessages is the newest message of each topic that has one.
 	LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error)
 	// ChunksOf is, for each chunked message, the chunks of its logical
@@ -80,7 +85,20 @@ type (
 	SchedulePage = Page[model.Schedule, model.EntityID]
 )
 
-// pageOf trims a page read with lookahead and fills in its paging fields.
+// A page that looks ahead (a query's Lookahead) is read one row past its
+// limit (readLimit) and trimmed back to it (pageOf), the extra row only
+// telling whether another page exists. Every list reads its pages through
+// these two, whichever face asked and however many topics share the read.
+
+// readLimit is how many rows to read for a page of limit rows.
+func readLimit(limit int, lookahead bool) int {
+	if lookahead {
+		return limit + 1
+	}
+	return limit
+}
+
+// pageOf trims a page read with readLimit and fills in its paging fields.
 func pageOf[T, K any](rows []T, limit int, lookahead bool, order model.Order, key func(*T) K) Page[T, K] {
 	p := Page[T, K]{Rows: rows}
 	if lookahead && len(rows) > limit {
@@ -106,25 +124,21 @@ type MessageQuery struct {
 	NoSuchTopic string
 }
 
-// Filter is the query layer's filter for q, the lookahead row included.
-func (q *MessageQuery) Filter() MessageFilter {
+// filter is the store's filter for q, the lookahead row included.
+func (q *MessageQuery) filter() MessageFilter {
 	f := q.MessageFilter
-	if q.Lookahead {
-		f.Limit++
-	}
+	f.Limit = readLimit(q.Limit, q.Lookahead)
 	return f
 }
 
-// Page is the page of rows read with q.Filter().
-func (q *MessageQuery) Page(rows []model.TopicMessage) MessagePage {
+// page is the page of rows read with q.filter().
+func (q *MessageQuery) page(rows []model.TopicMessage) MessagePage {
 	return pageOf(rows, q.Limit, q.Lookahead, q.Order, MessageKey)
 }
 
 // TopicQuery selects a page of topic entities ordered by id.
 type TopicQuery struct {
-	ID        []model.Condition[model.EntityID]
-	Order     model.Order
-	Limit     int
+	TopicFilter
 	Lookahead bool
 }
 
@@ -135,26 +149,24 @@ type ScheduleQuery struct {
 	Lookahead bool
 }
 
-func lookahead(limit int, on bool) int {
-	if on {
-		return limit + 1
-	}
-	return limit
-}
-
 // Ledger is every face's reader over a Store.
-type Ledger struct{ store Store }
+type Ledger struct {
+	store Store
+	rules Rules
+}
 
 var (
 	_ RESTReader  = (*Ledger)(nil)
 	_ GraphReader = (*Ledger)(nil)
 )
 
-// New is the Ledger over s.
-func New(s Store) *Ledger { return &Ledger{store: s} }
+// New is the Ledger over s with the rules r (its zero sizes defaulted).
+func New(s Store, r Rules) *Ledger { return &Ledger{store: s, rules: r.withDefaults()} }
+
+func (l *Ledger) Rules() Rules { return l.rules }
 
 func (l *Ledger) TopicMessages(ctx context.Context, q MessageQuery) (MessagePage, error) {
-	rows, err := l.store.MessagesOfTopic(ctx, q.Filter())
+	rows, err := l.store.MessagesOfTopic(ctx, q.filter())
 	if err != nil {
 		return MessagePage{}, err
 	}
@@ -167,7 +179,7 @@ func (l *Ledger) TopicMessages(ctx context.Context, q MessageQuery) (MessagePage
 			return MessagePage{}, &NotFound{Message: "No such topic id - " + q.NoSuchTopic}
 		}
 	}
-	return q.Page(rows), nil
+	return q.page(rows), nil
 }
 
 func (l *Ledger) MessageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
@@ -202,7 +214,9 @@ func (l *Ledger) TopicEntity(ctx context.Context, id model.EntityID) (*model.Top
 }
 
 func (l *Ledger) Topics(ctx context.Context, q TopicQuery) (TopicPage, error) {
-	rows, err := l.store.Topics(ctx, TopicFilter{ID: q.ID, Order: q.Order, Limit: lookahead(q.Limit, q.Lookahead)})
+	f := q.TopicFilter
+	f.Limit = readLimit(q.Limit, q.Lookahead)
+	rows, err := l.store.Topics(ctx, f)
 	if err != nil {
 		return TopicPage{}, err
 	}
@@ -215,12 +229,19 @@ func (l *Ledger) Schedule(ctx context.Context, id model.EntityID) (*model.Schedu
 
 func (l *Ledger) Schedules(ctx context.Context, q ScheduleQuery) (SchedulePage, error) {
 	f := q.ScheduleFilter
-	f.Limit = lookahead(q.Limit, q.Lookahead)
+	f.Limit = readLimit(q.Limit, q.Lookahead)
 	rows, err := l.store.Schedules(ctx, f)
 	if err != nil {
 		return SchedulePage{}, err
 	}
 	return pageOf(rows, q.Limit, q.Lookahead, q.Order, ScheduleKey), nil
+}
+
+// SchedulesVersion is the version of the rows the schedules list reads
+// (Store.SchedulesVersion): the service's response cache keys its entries by
+// it. It is no face's question, so it is the Ledger's alone.
+func (l *Ledger) SchedulesVersion(ctx context.Context) (string, error) {
+	return l.store.SchedulesVersion(ctx)
 }
 
 func (l *Ledger) FollowableTopic(ctx context.Context, id model.EntityID) error {
@@ -244,8 +265,16 @@ func (l *Ledger) MessagesBySequence(ctx context.Context, keys []TopicSequence) (
 	return l.store.MessagesBySequence(ctx, keys)
 }
 
-func (l *Ledger) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
-	return l.store.MessagesOfTopics(ctx, topics, f)
+func (l *Ledger) MessagesOfTopics(ctx context.Context, topics []model.EntityID, q MessageQuery) (map[model.EntityID]MessagePage, error) {
+	found, err := l.store.MessagesOfTopics(ctx, topics, q.filter())
+	if err != nil {
+		return nil, err
+	}
+	pages := make(map[model.EntityID]MessagePage, len(topics))
+	for _, t := range topics {
+		pages[t] = q.page(found[t])
+	}
+	return pages, nil
 }
 
 func (l *Ledger) LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {

@@ -27,6 +27,10 @@ type Store interface {
 	EntityKind(ctx context.Context, id model.EntityID) (string, error)
 	Schedule(ctx context.Context, id model.EntityID) (*model.Schedule, error)
 	Schedules(ctx context.Context, f ScheduleFilter) ([]model.Schedule, error)
+	// SchedulesVersion names the data the schedules list reads: it changes
+	// when those rows are reloaded (not on every write), so a response
+	// cache keyed by it never answers with the rows of before.
+	SchedulesVersion(ctx context.Context) (string, error)
 }
 
 // LiveStore is what the live streams read (package live): the poll of every
@@ -36,6 +40,10 @@ type LiveStore interface {
 	LivePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int) (Poll, error)
 	MessagesOfTopic(ctx context.Context, f MessageFilter) ([]model.TopicMessage, error)
 }
+
+// The filters, keys and results below are the boundary's only types: the
+// query layer takes and returns them as they are (db has no twins of its
+// own), so a field added here reaches the statement without a conversion.
 
 // MessageFilter selects a page of one topic's messages. Conditions are ANDed.
 type MessageFilter struct {

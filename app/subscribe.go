@@ -23,11 +23,9 @@ type Subscription struct {
 
 // Check applies the mirror node's TopicMessageFilter rules (docs/reference/live.md), with
 // the query fields' messages for malformed values; now is the default start.
-func (a SubscriptionArgs) Check(d model.EntityDefaults, now model.Timestamp) (Subscription, error) {
+func (a SubscriptionArgs) Check(r Rules, now model.Timestamp) (Subscription, error) {
 	var p Problems
-	if !model.ValidEntityIDSyntax(a.Topic, false) {
-		p.Invalid("topic.id")
-	}
+	CheckTopicID(&p, a.Topic)
 	s := Subscription{Start: now}
 	if a.Start != nil {
 		ts, err := model.ParseTimestamp(*a.Start)
@@ -59,9 +57,9 @@ func (a SubscriptionArgs) Check(d model.EntityDefaults, now model.Timestamp) (Su
 	if err := p.Err(); err != nil {
 		return Subscription{}, err
 	}
-	topic, err := d.ParseEntityID(a.Topic, false)
+	topic, err := r.TopicID(a.Topic)
 	if err != nil {
-		return Subscription{}, EntityIDError(err, "")
+		return Subscription{}, err
 	}
 	s.Topic = topic
 	return s, nil

@@ -12,7 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"mirrorql/service/policy"
+	"mirrorql/etag"
 )
 
 // Replayed are the response headers an entry keeps: those the handlers set.
@@ -152,7 +152,7 @@ func replay(c echo.Context, e Entry) error {
 		}
 	}
 	if inm := c.Request().Header.Get("If-None-Match"); inm != "" && e.Status == http.StatusOK {
-		if etag := e.Header.Get("ETag"); etag != "" && policy.ETagMatches(inm, etag) {
+		if tag := e.Header.Get("ETag"); tag != "" && etag.Matches(inm, tag) {
 			return c.NoContent(http.StatusNotModified)
 		}
 	}

@@ -115,7 +115,7 @@ func restFace(d *db.DB) *echo.Echo {
 	e := echo.New()
 	e.HTTPErrorHandler = policy.ErrorHandler(nil)
 	e.Pre(rest.CanonicalRoute)
-	rest.New(app.New(db.NewStore(d)), rest.Options{LimitDefault: 25, LimitMax: 100}).Register(e)
+	rest.New(app.New(db.NewStore(d), app.Rules{}), rest.Options{}).Register(e) // the default page sizes, 25 and 100
 	return e
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/db/explain"
 	"mirrorql/model"
@@ -34,30 +35,30 @@ func TestQueriesUseIndexes(t *testing.T) {
 			return err
 		},
 		"MessagesOfTopic/sequence": func() error {
-			_, err := d.MessagesOfTopic(ctx, db.MessageFilter{TopicID: 7, SequenceNumber: seq, Order: model.Desc, Limit: 25})
+			_, err := d.MessagesOfTopic(ctx, app.MessageFilter{TopicID: 7, SequenceNumber: seq, Order: model.Desc, Limit: 25})
 			return err
 		},
 		"MessagesOfTopic/timestamp": func() error {
-			_, err := d.MessagesOfTopic(ctx, db.MessageFilter{TopicID: 7, Timestamp: ts, Order: model.Asc, Limit: 25})
+			_, err := d.MessagesOfTopic(ctx, app.MessageFilter{TopicID: 7, Timestamp: ts, Order: model.Asc, Limit: 25})
 			return err
 		},
 		"MessagesOfTopic/both": func() error {
-			_, err := d.MessagesOfTopic(ctx, db.MessageFilter{TopicID: 7, SequenceNumber: seq, Timestamp: ts, Order: model.Desc, Limit: 25})
+			_, err := d.MessagesOfTopic(ctx, app.MessageFilter{TopicID: 7, SequenceNumber: seq, Timestamp: ts, Order: model.Desc, Limit: 25})
 			return err
 		},
 		"TopicExists": func() error { _, err := d.TopicExists(ctx, 7); return err },
 		"Topic":       func() error { _, err := d.Topic(ctx, 7); return ignoreNotFound(err) },
 		"Topics": func() error {
-			_, err := d.Topics(ctx, db.TopicFilter{ID: []model.Condition[model.EntityID]{{Op: model.OpGt, Value: 1}}, Limit: 25})
+			_, err := d.Topics(ctx, app.TopicFilter{ID: []model.Condition[model.EntityID]{{Op: model.OpGt, Value: 1}}, Limit: 25})
 			return err
 		},
 		"TopicsByID": func() error { _, err := d.TopicsByID(ctx, ids); return err },
 		"Schedules": func() error {
-			_, err := d.Schedules(ctx, db.ScheduleFilter{ScheduleID: []model.Condition[model.EntityID]{{Op: model.OpGte, Value: 1}}, Limit: 25})
+			_, err := d.Schedules(ctx, app.ScheduleFilter{ScheduleID: []model.Condition[model.EntityID]{{Op: model.OpGte, Value: 1}}, Limit: 25})
 			return err
 		},
 		"Schedules/creator": func() error {
-			_, err := d.Schedules(ctx, db.ScheduleFilter{CreatorAccountID: []model.Condition[model.EntityID]{{Op: model.OpEq, Value: 2}}, Limit: 25})
+			_, err := d.Schedules(ctx, app.ScheduleFilter{CreatorAccountID: []model.Condition[model.EntityID]{{Op: model.OpEq, Value: 2}}, Limit: 25})
 			return err
 		},
 		"SchedulesByID": func() error { _, err := d.SchedulesByID(ctx, ids); return err },

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/uptrace/bun"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
 	"mirrorql/tests/testdb"
@@ -111,7 +112,7 @@ func (f *v2Fixture) write(t *testing.T) {
 }
 
 // randomFilter is a filter of REST's or GraphQL's kinds around the topic's messages.
-func (f *v2Fixture) randomFilter(topic model.EntityID) db.MessageFilter {
+func (f *v2Fixture) randomFilter(topic model.EntityID) app.MessageFilter {
 	type c64 = model.Condition[int64]
 	type cts = model.Condition[model.Timestamp]
 	r := f.rng
@@ -121,7 +122,7 @@ func (f *v2Fixture) randomFilter(topic model.EntityID) db.MessageFilter {
 		ts := f.stamps[r.Intn(len(f.stamps))]
 		return ts + model.Timestamp(r.Int63n(3)-1)
 	}
-	mf := db.MessageFilter{TopicID: topic, Limit: []int{1, 2, 25, 100}[r.Intn(4)]}
+	mf := app.MessageFilter{TopicID: topic, Limit: []int{1, 2, 25, 100}[r.Intn(4)]}
 	if r.Intn(2) == 0 {
 		mf.Order = model.Desc
 	}
@@ -159,11 +160,11 @@ func (f *v2Fixture) same(t *testing.T, rounds int) {
 	// the batches of the loaders and the coalescers: a statement per
 	// partition, pipelined
 	var stamps []model.Timestamp
-	var keys []db.TopicSequence
+	var keys []app.TopicSequence
 	for i := 0; i < 40; i++ {
 		stamps = append(stamps, f.stamps[f.rng.Intn(len(f.stamps))]+model.Timestamp(f.rng.Int63n(2)))
 		topic := all[f.rng.Intn(len(all))]
-		keys = append(keys, db.TopicSequence{TopicID: topic, SequenceNumber: f.rng.Int63n(f.maxSeq[topic] + 2)})
+		keys = append(keys, app.TopicSequence{TopicID: topic, SequenceNumber: f.rng.Int63n(f.maxSeq[topic] + 2)})
 	}
 	sameOnBoth(t, f, func(d *db.DB) (any, error) { return d.MessagesByTimestamp(ctx, stamps) }, "messages by timestamp")
 	sameOnBoth(t, f, func(d *db.DB) (any, error) { return d.MessagesBySequence(ctx, keys) }, "messages by sequence number")
@@ -174,7 +175,7 @@ func (f *v2Fixture) same(t *testing.T, rounds int) {
 			bounds = append(bounds, model.Timestamp(b+f.rng.Int63n(v2Month)))
 		}
 		sameOnBoth(t, f, func(d *db.DB) (any, error) { return d.Activity(ctx, topic, bounds) }, "activity of %s", topic)
-		page, err := f.ref.MessagesOfTopic(ctx, db.MessageFilter{TopicID: topic, Limit: 100})
+		page, err := f.ref.MessagesOfTopic(ctx, app.MessageFilter{TopicID: topic, Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,7 +356,7 @@ func TestV2RunAfterReset(t *testing.T) {
 	t.Parallel()
 	f := newV2Fixture(t, 21)
 	ctx := context.Background()
-	page := db.MessageFilter{TopicID: 1001, SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: 1}}, Limit: 25}
+	page := app.MessageFilter{TopicID: 1001, SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: 1}}, Limit: 25}
 	if _, err := f.v2.MessagesOfTopic(ctx, page); err != nil { // learn 1001's map
 		t.Fatal(err)
 	}

@@ -54,15 +54,12 @@ const (
 	livePollEnd  = " ORDER BY consensus_timestamp) AS m) ON true ORDER BY m.consensus_timestamp"
 )
 
-// Poll is what one live poll found: the core's type (app.Poll).
-type Poll = app.Poll
-
 // LivePoll finds the messages of topics whose submit transaction is after
 // the watermark, at most limit of them. A watermark of model.Timestamp
 // math.MaxInt64 finds none and only reads the ledger's head.
-func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int) (Poll, error) {
+func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int) (app.Poll, error) {
 	var (
-		p         Poll
+		p         app.Poll
 		walked    int64 // submit transactions walked
 		headFound bool  // the ledger has a transaction at or after the head floor
 	)
@@ -104,7 +101,7 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 		}
 		if err == nil && !headFound && floor != 0 {
 			p.Messages = p.Messages[:0]
-			p = Poll{}
+			p = app.Poll{}
 			err = d.queryPlanned(ctx, read, livePollV2SQL, int64(after), int64Array(topics), int64(limit), int64(math.MinInt64))
 		}
 		if err == nil && headFound {
@@ -114,7 +111,7 @@ func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model
 		err = d.query(ctx, read, livePollSQL, int64(after), int64Array(topics), int64(limit))
 	}
 	if err != nil {
-		return Poll{}, fmt.Errorf("live poll of %d topics: %w", len(topics), err)
+		return app.Poll{}, fmt.Errorf("live poll of %d topics: %w", len(topics), err)
 	}
 	p.Full = limit > 0 && after != math.MaxInt64 && walked >= int64(limit)
 	return p, nil

@@ -4,17 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
-
-// MessageFilter selects a page of one topic's messages. Conditions are ANDed.
-type MessageFilter struct {
-	TopicID        model.EntityID
-	SequenceNumber []model.Condition[int64]
-	Timestamp      []model.Condition[model.Timestamp]
-	Order          model.Order
-	Limit          int
-}
 
 // A page of a topic's messages is one of a few fixed texts with parameters:
 // a filter of any mix of conditions is reduced to one range and one
@@ -73,7 +65,7 @@ const (
 // order and consensus order agree, so when only sequence numbers are filtered
 // the page walks the (topic_id, sequence_number) index instead of filtering a
 // timestamp scan; otherwise it walks (topic_id, consensus_timestamp).
-func (d *DB) MessagesOfTopic(ctx context.Context, f MessageFilter) ([]model.TopicMessage, error) {
+func (d *DB) MessagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
 	if p := d.v2(); p != nil {
 		rows, err := d.pageV2(ctx, p, f)
 		if err != nil {
@@ -95,7 +87,7 @@ func (d *DB) MessagesOfTopic(ctx context.Context, f MessageFilter) ([]model.Topi
 // MessagesOfTopics is MessagesOfTopic for several topics at once, with the
 // same filter, in one statement: each topic gets exactly the page
 // MessagesOfTopic gives it. Topics without messages are absent from the map.
-func (d *DB) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
+func (d *DB) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
 	if p := d.v2(); p != nil {
 		out, err := d.pagesV2(ctx, p, topics, f)
 		if err != nil {
@@ -121,8 +113,8 @@ func (d *DB) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f Me
 // messagePage sends the statement of f's page, for f.TopicID when topics is
 // nil, else for each of topics, and hands its rows to read. A filter that
 // admits no message sends nothing.
-func (d *DB) messagePage(ctx context.Context, f MessageFilter, topics []model.EntityID, read func(rowSource) error) error {
-	seq, ts, ok := f.ranges()
+func (d *DB) messagePage(ctx context.Context, f app.MessageFilter, topics []model.EntityID, read func(rowSource) error) error {
+	seq, ts, ok := filterRanges(&f)
 	if !ok {
 		return nil
 	}
@@ -133,7 +125,7 @@ func (d *DB) messagePage(ctx context.Context, f MessageFilter, topics []model.En
 	}
 	limit := int64(f.Limit)
 	switch {
-	case f.bySequence():
+	case filterBySequence(&f):
 		return d.query(ctx, read, bySeq, topic, seq.Lo, seq.Hi, notArray(seq), limit)
 	case len(f.SequenceNumber) == 0:
 		return d.query(ctx, read, byTs, topic, ts.Lo, ts.Hi, notArray(ts), limit)
@@ -155,15 +147,15 @@ func pageStatements(many bool, o model.Order) (bySeq, byTs, mixed string) {
 	return messagePagesBySequenceDesc, messagePagesByTimestampDesc, messagePagesMixedDesc
 }
 
-// ranges reduces the filter's conditions; ok is false when they admit no message.
-func (f *MessageFilter) ranges() (seq, ts model.Range, ok bool) {
+// filterRanges reduces the filter's conditions; ok is false when they admit no message.
+func filterRanges(f *app.MessageFilter) (seq, ts model.Range, ok bool) {
 	seq, okSeq := model.RangeOf(f.SequenceNumber)
 	ts, okTs := model.RangeOf(f.Timestamp)
 	return seq, ts, okSeq && okTs
 }
 
-// bySequence: only sequence numbers are filtered, so the page can walk the
+// filterBySequence: only sequence numbers are filtered, so the page can walk the
 // (topic_id, sequence_number) index.
-func (f *MessageFilter) bySequence() bool {
+func filterBySequence(f *app.MessageFilter) bool {
 	return len(f.Timestamp) == 0 && len(f.SequenceNumber) > 0
 }

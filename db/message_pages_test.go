@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
 	"mirrorql/seed"
@@ -40,7 +41,7 @@ func TestMessagesOfTopics(t *testing.T) {
 	mid := model.Timestamp(o.MessageTimestamp(3, 100))
 	type cond64 = model.Condition[int64]
 	type condTS = model.Condition[model.Timestamp]
-	filters := map[string]db.MessageFilter{
+	filters := map[string]app.MessageFilter{
 		"none":                {},
 		"sequence range":      {SequenceNumber: []cond64{{Op: model.OpGt, Value: 10}, {Op: model.OpLte, Value: 50}, {Op: model.OpNe, Value: 20}}},
 		"sequence eq":         {SequenceNumber: []cond64{{Op: model.OpEq, Value: 7}}},
@@ -78,7 +79,7 @@ func TestMessagesOfTopics(t *testing.T) {
 			}
 		}
 	}
-	if got, err := d.MessagesOfTopics(ctx, nil, db.MessageFilter{Limit: 5}); err != nil || len(got) != 0 {
+	if got, err := d.MessagesOfTopics(ctx, nil, app.MessageFilter{Limit: 5}); err != nil || len(got) != 0 {
 		t.Errorf("no topics: %v %v", got, err)
 	}
 }
@@ -88,10 +89,10 @@ func TestMessagesBySequence(t *testing.T) {
 	t.Parallel()
 	d, o := seeded(t)
 	ctx := context.Background()
-	var keys []db.TopicSequence
+	var keys []app.TopicSequence
 	for i := 0; i < 5; i++ {
 		for _, seq := range []int64{0, 1, 2, 199, 200, 201} {
-			keys = append(keys, db.TopicSequence{TopicID: model.EntityID(o.TopicID(i)), SequenceNumber: seq})
+			keys = append(keys, app.TopicSequence{TopicID: model.EntityID(o.TopicID(i)), SequenceNumber: seq})
 		}
 	}
 	got, err := d.MessagesBySequence(ctx, keys)
@@ -119,7 +120,7 @@ func TestChunksOf(t *testing.T) {
 	d, o := seeded(t)
 	ctx := context.Background()
 	for _, i := range []int{0, 1, 7} {
-		all, err := d.MessagesOfTopic(ctx, db.MessageFilter{TopicID: model.EntityID(o.TopicID(i)), Order: model.Asc, Limit: 1000})
+		all, err := d.MessagesOfTopic(ctx, app.MessageFilter{TopicID: model.EntityID(o.TopicID(i)), Order: model.Asc, Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,17 +239,17 @@ func TestBatchQueriesUseIndexes(t *testing.T) {
 	chunk := &model.TopicMessage{TopicID: 7, SequenceNumber: 10, ChunkNum: &one, ChunkTotal: &three, InitialTransactionID: []byte{1}}
 	calls := map[string]func() error{
 		"MessagesOfTopics": func() error {
-			_, err := d.MessagesOfTopics(ctx, []model.EntityID{7, 8}, db.MessageFilter{
+			_, err := d.MessagesOfTopics(ctx, []model.EntityID{7, 8}, app.MessageFilter{
 				SequenceNumber: []model.Condition[int64]{{Op: model.OpGt, Value: 5}}, Order: model.Desc, Limit: 26})
 			return err
 		},
 		"MessagesOfTopics/timestamp": func() error {
-			_, err := d.MessagesOfTopics(ctx, []model.EntityID{7, 8}, db.MessageFilter{
+			_, err := d.MessagesOfTopics(ctx, []model.EntityID{7, 8}, app.MessageFilter{
 				Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpGt, Value: 5}}, Order: model.Asc, Limit: 26})
 			return err
 		},
 		"MessagesBySequence": func() error {
-			_, err := d.MessagesBySequence(ctx, []db.TopicSequence{{TopicID: 7, SequenceNumber: 1}, {TopicID: 8, SequenceNumber: 2}})
+			_, err := d.MessagesBySequence(ctx, []app.TopicSequence{{TopicID: 7, SequenceNumber: 1}, {TopicID: 8, SequenceNumber: 2}})
 			return err
 		},
 		"ChunksOf": func() error { _, err := d.ChunksOf(ctx, []*model.TopicMessage{chunk, chunk}); return err },

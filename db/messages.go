@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -45,17 +46,11 @@ const (
 		"WHERE t.result = 22 AND t.type = 27"
 )
 
-// TopicSequence names one message: a topic and a sequence number.
-type TopicSequence struct {
-	TopicID        model.EntityID
-	SequenceNumber int64
-}
-
 // MessageBySequence is the message with that sequence number in the topic,
 // found on the unique (topic_id, sequence_number) index.
 // Concurrent lookups share statements (coalescer).
 func (d *DB) MessageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
-	m, err := d.bySequence.get(ctx, TopicSequence{topic, seq})
+	m, err := d.bySequence.get(ctx, app.TopicSequence{TopicID: topic, SequenceNumber: seq})
 	if err != nil && err != ErrNotFound {
 		return nil, fmt.Errorf("message %d of topic %s: %w", seq, topic, err)
 	}
@@ -88,11 +83,11 @@ func (d *DB) oneMessage(ctx context.Context, query string, args ...any) (*model.
 // MessagesBySequence is MessageBySequence for several messages in one
 // statement on the unique (topic_id, sequence_number) index. Missing
 // messages are absent from the map.
-func (d *DB) MessagesBySequence(ctx context.Context, keys []TopicSequence) (map[TopicSequence]*model.TopicMessage, error) {
+func (d *DB) MessagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
 	if p := d.v2(); p != nil {
 		return d.messagesBySequenceV2(ctx, p, keys)
 	}
-	out := make(map[TopicSequence]*model.TopicMessage, len(keys))
+	out := make(map[app.TopicSequence]*model.TopicMessage, len(keys))
 	if len(keys) == 0 {
 		return out, nil
 	}
@@ -108,7 +103,7 @@ func (d *DB) MessagesBySequence(ctx context.Context, keys []TopicSequence) (map[
 		return nil, fmt.Errorf("%d messages by sequence number: %w", len(keys), err)
 	}
 	for i := range rows {
-		out[TopicSequence{rows[i].TopicID, rows[i].SequenceNumber}] = &rows[i]
+		out[app.TopicSequence{TopicID: rows[i].TopicID, SequenceNumber: rows[i].SequenceNumber}] = &rows[i]
 	}
 	return out, nil
 }

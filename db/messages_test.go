@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
 	"mirrorql/tests/testdb"
@@ -57,7 +58,7 @@ func TestMessagesOfTopicFilters(t *testing.T) {
 		return lo + r.Int64N(hi-lo+1)
 	}
 	for i := 0; i < 400; i++ {
-		f := db.MessageFilter{TopicID: 7, Order: model.Asc, Limit: 1 + r.IntN(30)}
+		f := app.MessageFilter{TopicID: 7, Order: model.Asc, Limit: 1 + r.IntN(30)}
 		if r.IntN(2) == 0 {
 			f.Order = model.Desc
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -151,18 +152,18 @@ func fresh[T any](ctx context.Context, d *DB, p *partitioned, read func(*partiti
 }
 
 // pageV2 is MessagesOfTopic on the v2 layout.
-func (d *DB) pageV2(ctx context.Context, p *partitioned, f MessageFilter) ([]model.TopicMessage, error) {
+func (d *DB) pageV2(ctx context.Context, p *partitioned, f app.MessageFilter) ([]model.TopicMessage, error) {
 	return fresh(ctx, d, p, func(p *partitioned) ([]model.TopicMessage, error) { return d.pageWindows(ctx, p, f) })
 }
 
-func (d *DB) pageWindows(ctx context.Context, p *partitioned, f MessageFilter) ([]model.TopicMessage, error) {
-	seq, ts, ok := f.ranges()
+func (d *DB) pageWindows(ctx context.Context, p *partitioned, f app.MessageFilter) ([]model.TopicMessage, error) {
+	seq, ts, ok := filterRanges(&f)
 	if !ok || f.Limit <= 0 {
 		return []model.TopicMessage{}, nil
 	}
 	shape := shapeMixed
 	switch {
-	case f.bySequence():
+	case filterBySequence(&f):
 		shape = shapeSequence
 	case len(f.SequenceNumber) == 0:
 		shape = shapeTimestamp
@@ -480,7 +481,7 @@ func (d *DB) messageBySequenceV2(ctx context.Context, p *partitioned, topic mode
 			return &ms[0], nil
 		}
 	}
-	rows, err := d.pageV2(ctx, p, MessageFilter{TopicID: topic, Limit: 2,
+	rows, err := d.pageV2(ctx, p, app.MessageFilter{TopicID: topic, Limit: 2,
 		SequenceNumber: []model.Condition[int64]{{Op: model.OpEq, Value: seq}}})
 	if err != nil {
 		return nil, err
@@ -648,7 +649,7 @@ func (d *DB) messageByTimestampCitus(ctx context.Context, p *partitioned, ts mod
 	if len(topics) != 1 {
 		return nil, ErrNotFound
 	}
-	rows, err := d.pageV2(ctx, p, MessageFilter{TopicID: model.EntityID(topics[0]), Limit: 2,
+	rows, err := d.pageV2(ctx, p, app.MessageFilter{TopicID: model.EntityID(topics[0]), Limit: 2,
 		Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpEq, Value: ts}}})
 	if err != nil {
 		return nil, err
@@ -664,7 +665,7 @@ func (d *DB) messageByTimestampCitus(ctx context.Context, p *partitioned, ts mod
 // message, makes it the by-sequence page, which walks the (topic_id,
 // sequence_number) index backward as v1's latestMessagesSQL does.
 func (d *DB) latestV2(ctx context.Context, p *partitioned, topic model.EntityID) (*model.TopicMessage, error) {
-	rows, err := d.pageV2(ctx, p, MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc,
+	rows, err := d.pageV2(ctx, p, app.MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc,
 		SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: math.MinInt64}}})
 	if err != nil || len(rows) == 0 {
 		return nil, err
@@ -845,7 +846,7 @@ func (d *DB) chunksV2(ctx context.Context, p *partitioned, topics, los, his []in
 			hi = max(hi, his[order[end]])
 			end++
 		}
-		page, err := d.pageV2(ctx, p, MessageFilter{TopicID: model.EntityID(topic), Limit: int(min(hi-lo+1, math.MaxInt32)),
+		page, err := d.pageV2(ctx, p, app.MessageFilter{TopicID: model.EntityID(topic), Limit: int(min(hi-lo+1, math.MaxInt32)),
 			SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: lo}, {Op: model.OpLte, Value: hi}}})
 		if err != nil {
 			return nil, nil, err
@@ -908,8 +909,8 @@ func (c *partitionTexts) of(part *partition) string {
 // topics would go to every shard), the statements pipelined; the others,
 // and any a statement did not find exactly once, one by one (their own
 // lookups learn, check and fall back as a page does).
-func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []TopicSequence) (map[TopicSequence]*model.TopicMessage, error) {
-	one := func(ctx context.Context, k TopicSequence) (*model.TopicMessage, error) {
+func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
+	one := func(ctx context.Context, k app.TopicSequence) (*model.TopicMessage, error) {
 		return d.messageBySequenceV2(ctx, p, k.TopicID, k.SequenceNumber)
 	}
 	if len(keys) < 2 {
@@ -919,9 +920,9 @@ func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []To
 		part  int
 		topic model.EntityID // on Citus; 0 otherwise
 	}
-	groups := map[group][]TopicSequence{}
+	groups := map[group][]app.TopicSequence{}
 	var order []group
-	var rest []TopicSequence
+	var rest []app.TopicSequence
 	for _, k := range keys {
 		part, err := d.partitionOfSequence(ctx, p, k.TopicID, k.SequenceNumber)
 		if err != nil {
@@ -940,7 +941,7 @@ func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []To
 		}
 		groups[g] = append(groups[g], k)
 	}
-	out := make(map[TopicSequence]*model.TopicMessage, len(keys))
+	out := make(map[app.TopicSequence]*model.TopicMessage, len(keys))
 	results := make([][]model.TopicMessage, len(order))
 	ps := make([]piped, len(order))
 	for i, g := range order {
@@ -971,12 +972,12 @@ func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []To
 	}
 	for i, g := range order {
 		rows := results[i]
-		found := make(map[TopicSequence]int, len(rows))
+		found := make(map[app.TopicSequence]int, len(rows))
 		for r := range rows {
-			found[TopicSequence{rows[r].TopicID, rows[r].SequenceNumber}]++
+			found[app.TopicSequence{TopicID: rows[r].TopicID, SequenceNumber: rows[r].SequenceNumber}]++
 		}
 		for r := range rows {
-			k := TopicSequence{rows[r].TopicID, rows[r].SequenceNumber}
+			k := app.TopicSequence{TopicID: rows[r].TopicID, SequenceNumber: rows[r].SequenceNumber}
 			if found[k] == 1 {
 				out[k] = &rows[r]
 			}
@@ -1034,7 +1035,7 @@ func (d *DB) latestAllV2(ctx context.Context, p *partitioned, topics []model.Ent
 }
 
 // pagesV2 is MessagesOfTopics on the v2 layout: a page per topic.
-func (d *DB) pagesV2(ctx context.Context, p *partitioned, topics []model.EntityID, f MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
+func (d *DB) pagesV2(ctx context.Context, p *partitioned, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
 	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
 	sorted := append([]model.EntityID(nil), topics...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })

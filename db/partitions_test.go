@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
 )
@@ -183,9 +184,9 @@ func TestV2StatementsCitusCanRun(t *testing.T) {
 		rec := &db.StatementLog{}
 		d.Record(rec)
 		f.same(t, 30)
-		_, _ = d.MessagesBySequence(ctx, []db.TopicSequence{{TopicID: 1000, SequenceNumber: 3}, {TopicID: 1001, SequenceNumber: 2},
+		_, _ = d.MessagesBySequence(ctx, []app.TopicSequence{{TopicID: 1000, SequenceNumber: 3}, {TopicID: 1001, SequenceNumber: 2},
 			{TopicID: 1004, SequenceNumber: 3}, {TopicID: 1004, SequenceNumber: 4}})
-		_, _ = d.MessagesOfTopics(ctx, f.topics, db.MessageFilter{Limit: 5})
+		_, _ = d.MessagesOfTopics(ctx, f.topics, app.MessageFilter{Limit: 5})
 		bad := 0
 		for _, st := range rec.Take() {
 			p := citusProblems(st.SQL)

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -12,7 +13,7 @@ import (
 // Options.Coalesce. On the v2 layout a lookup reads the partition its
 // topic's map names, and a batch pipelines a statement per partition.
 func (d *DB) pointLookups(spread int) {
-	d.bySequence = newCoalescer(spread, func(ctx context.Context, k TopicSequence) (*model.TopicMessage, error) {
+	d.bySequence = newCoalescer(spread, func(ctx context.Context, k app.TopicSequence) (*model.TopicMessage, error) {
 		if p := d.v2(); p != nil {
 			return d.messageBySequenceV2(ctx, p, k.TopicID, k.SequenceNumber)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"mirrorql/app"
 	"mirrorql/model"
 	"mirrorql/redact"
 )
@@ -54,7 +55,7 @@ type DB struct {
 	prepare bool          // over pgx: prepare the fixed statements (pgx.QueryExecModeCacheStatement)
 	log     *StatementLog // nil but in tests and the benchmark's EXPLAIN
 
-	bySequence  *coalescer[TopicSequence, *model.TopicMessage]
+	bySequence  *coalescer[app.TopicSequence, *model.TopicMessage]
 	byTimestamp *coalescer[model.Timestamp, *model.TopicMessage]
 
 	// The v2 layout (partitions.go): nil on v1 and until LearnLayout.

@@ -16,9 +16,6 @@ const scheduleColumns = "s.consensus_timestamp, s.creator_account_id, s.executed
 
 const signatureColumns = "entity_id, consensus_timestamp, public_key_prefix, signature, type"
 
-// ScheduleFilter selects a page of schedules: the core's type (app.ScheduleFilter).
-type ScheduleFilter = app.ScheduleFilter
-
 // The schedules routes' statements are fixed texts with parameters, each
 // prepared once per connection, as the message routes' are: built with the
 // values written in, the list's join (and the signatures' IN list) would be
@@ -72,7 +69,7 @@ const (
 
 // Schedules is one page of schedules with their entity fields (one statement,
 // primary-key join) and their signatures (one batched statement).
-func (d *DB) Schedules(ctx context.Context, f ScheduleFilter) ([]model.Schedule, error) {
+func (d *DB) Schedules(ctx context.Context, f app.ScheduleFilter) ([]model.Schedule, error) {
 	rows := make([]model.Schedule, 0, max(0, min(f.Limit, 128)))
 	if f.NoMatch {
 		return rows, nil

@@ -45,12 +45,12 @@ func (s Store) LivePoll(ctx context.Context, after model.Timestamp, topics []mod
 }
 
 func (s Store) MessagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
-	rows, err := s.d.MessagesOfTopic(ctx, MessageFilter(f))
+	rows, err := s.d.MessagesOfTopic(ctx, f)
 	return rows, AppError(err)
 }
 
 func (s Store) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
-	rows, err := s.d.MessagesOfTopics(ctx, topics, MessageFilter(f))
+	rows, err := s.d.MessagesOfTopics(ctx, topics, f)
 	return rows, AppError(err)
 }
 
@@ -60,20 +60,8 @@ func (s Store) MessageBySequence(ctx context.Context, topic model.EntityID, seq 
 }
 
 func (s Store) MessagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
-	// db keys its coalescers and batches by its own TopicSequence.
-	own := make([]TopicSequence, len(keys))
-	for i, k := range keys {
-		own[i] = TopicSequence(k)
-	}
-	found, err := s.d.MessagesBySequence(ctx, own)
-	if err != nil {
-		return nil, AppError(err)
-	}
-	out := make(map[app.TopicSequence]*model.TopicMessage, len(found))
-	for k, m := range found {
-		out[app.TopicSequence(k)] = m
-	}
-	return out, nil
+	found, err := s.d.MessagesBySequence(ctx, keys)
+	return found, AppError(err)
 }
 
 func (s Store) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
@@ -124,6 +112,11 @@ func (s Store) EntityKind(ctx context.Context, id model.EntityID) (string, error
 func (s Store) Schedule(ctx context.Context, id model.EntityID) (*model.Schedule, error) {
 	sc, err := s.d.Schedule(ctx, id)
 	return sc, AppError(err)
+}
+
+func (s Store) SchedulesVersion(ctx context.Context) (string, error) {
+	v, err := s.d.SchedulesVersion(ctx)
+	return v, AppError(err)
 }
 
 func (s Store) Schedules(ctx context.Context, f app.ScheduleFilter) ([]model.Schedule, error) {

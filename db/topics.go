@@ -121,11 +121,8 @@ func (d *DB) EntityKind(ctx context.Context, id model.EntityID) (string, error) 
 	return kind, nil
 }
 
-// TopicFilter selects a page of topic entities: the core's type (app.TopicFilter).
-type TopicFilter = app.TopicFilter
-
 // Topics lists entities of type TOPIC on the (type, id) index.
-func (d *DB) Topics(ctx context.Context, f TopicFilter) ([]model.Topic, error) {
+func (d *DB) Topics(ctx context.Context, f app.TopicFilter) ([]model.Topic, error) {
 	ids, ok := model.RangeOf(f.ID)
 	if !ok {
 		return nil, nil

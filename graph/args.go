@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"mirrorql/app"
-	"mirrorql/graph/view"
 	"mirrorql/model"
 )
 
@@ -33,18 +32,6 @@ func (e argErrors) err(ctx context.Context) error {
 	return fieldError(ctx, app.Invalid(e...))
 }
 
-// topicIDSyntax is the topic path pre-check (docs/reference/behavior.md §2.1 step 1).
-func topicIDSyntax(a view.EntityIDArg) bool { return model.ValidEntityIDSyntax(string(a), false) }
-
-// parseTopicID is step 2, after topicIDSyntax passed.
-func (r *Resolver) parseTopicID(a view.EntityIDArg) (model.EntityID, error) {
-	id, err := r.opts.Defaults.ParseEntityID(string(a), false)
-	if err != nil {
-		return 0, badInput(app.EntityIDError(err, "").Messages[0])
-	}
-	return id, nil
-}
-
 // first is app's page-size rule for `first`, reported as REST's `limit`.
 func (r *Resolver) first(first *int, errs *argErrors) int {
 	var n *int64
@@ -52,7 +39,7 @@ func (r *Resolver) first(first *int, errs *argErrors) int {
 		v := int64(*first)
 		n = &v
 	}
-	size, ok := r.sizes.Requested(n)
+	size, ok := r.rules.Pages.Requested(n)
 	if !ok {
 		errs.add(invalidParameter(app.LimitParameter))
 	}

@@ -81,7 +81,7 @@ func newAPI(r app.GraphReader, o Options, compiled bool, post graphql.Transport)
 	}
 	srv.Use(operationGuard{
 		maxDepth: o.MaxDepth, maxCost: o.MaxComplexity,
-		sizes: o.pageSizes(),
+		sizes: res.rules.Pages,
 	})
 	srv.Use(streamLoaders{fresh: func(ctx context.Context) context.Context {
 		return withFreshLoaders(ctx, r, o.LoaderWait)

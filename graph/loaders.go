@@ -33,16 +33,16 @@ type loaders struct {
 	topic *dataloader.Loader[model.EntityID, *view.Topic]
 	// message: Topic.message (app.GraphReader.MessagesBySequence).
 	message *dataloader.Loader[app.TopicSequence, *view.TopicMessage]
-	// messages: Topic.messages (app.GraphReader.MessagesOfTopics, one statement per
-	// distinct filter; the fields of one list share theirs).
-	messages *dataloader.Loader[messagesKey, messageRows]
+	// messages: Topic.messages (app.GraphReader.MessagesOfTopics, one call per
+	// distinct query; the fields of one list share theirs).
+	messages *dataloader.Loader[messagesKey, messagePage]
 	// chunks: TopicMessage.chunks and fullMessage (app.GraphReader.ChunksOf).
 	chunks *dataloader.Loader[*model.TopicMessage, messageRows]
 	// latest: Topic.latestMessage and messageCount (app.GraphReader.LatestMessages).
 	latest *dataloader.Loader[model.EntityID, *view.TopicMessage]
 
 	mu      sync.Mutex
-	filters map[string]app.MessageFilter
+	queries map[string]app.MessageQuery
 
 	// The loaders are made on a request's first nested field: most
 	// requests have none, and making four loaders is a visible share of a
@@ -59,9 +59,16 @@ type messageRows struct {
 	page *view.Page[model.TopicMessage]
 }
 
+// messagePage is one topic's page of messages as app paged it, its rows a
+// part of the whole batch's (shared).
+type messagePage struct {
+	app.MessagePage
+	shared *view.Page[model.TopicMessage]
+}
+
 type messagesKey struct {
-	topic  model.EntityID
-	filter string // filterKey of a filter registered in loaders.filters
+	topic model.EntityID
+	query string // queryKey of a query registered in loaders.queries
 }
 
 type loadersKey struct{}
@@ -75,7 +82,7 @@ func (l *loaders) ready() { l.once.Do(l.make) }
 
 func (l *loaders) make() {
 	d, wait := l.app, l.wait
-	l.filters = map[string]app.MessageFilter{}
+	l.queries = map[string]app.MessageQuery{}
 	l.topic = dataloader.NewBatchedLoader(func(ctx context.Context, ids []model.EntityID) []*dataloader.Result[*view.Topic] {
 		rows, err := d.TopicsByID(ctx, ids)
 		if err != nil {
@@ -97,30 +104,40 @@ func (l *loaders) make() {
 		return oneMessageEach(keys, found)
 	}, dataloader.WithWait[app.TopicSequence, *view.TopicMessage](wait))
 
-	l.messages = dataloader.NewBatchedLoader(func(ctx context.Context, keys []messagesKey) []*dataloader.Result[messageRows] {
-		byFilter := map[string][]model.EntityID{}
+	l.messages = dataloader.NewBatchedLoader(func(ctx context.Context, keys []messagesKey) []*dataloader.Result[messagePage] {
+		byQuery := map[string][]model.EntityID{}
 		for _, k := range keys {
-			byFilter[k.filter] = append(byFilter[k.filter], k.topic)
+			byQuery[k.query] = append(byQuery[k.query], k.topic)
 		}
-		found := make([][]model.TopicMessage, len(keys))
+		found := make([]app.MessagePage, len(keys))
 		index := make(map[messagesKey]int, len(keys))
 		for i, k := range keys {
 			index[k] = i
 		}
-		for fk, topics := range byFilter {
+		for qk, topics := range byQuery {
 			l.mu.Lock()
-			f := l.filters[fk]
+			q := l.queries[qk]
 			l.mu.Unlock()
-			rows, err := d.MessagesOfTopics(ctx, topics, f)
+			pages, err := d.MessagesOfTopics(ctx, topics, q)
 			if err != nil {
-				return failAll[messageRows](len(keys), err)
+				return failAll[messagePage](len(keys), err)
 			}
 			for _, t := range topics {
-				found[index[messagesKey{t, fk}]] = rows[t]
+				found[index[messagesKey{t, qk}]] = pages[t]
 			}
 		}
-		return sharePage(found)
-	}, dataloader.WithWait[messagesKey, messageRows](wait))
+		lists := make([][]model.TopicMessage, len(found))
+		for i := range found {
+			lists[i] = found[i].Rows
+		}
+		parts, shared := shareRows(lists)
+		out := make([]*dataloader.Result[messagePage], len(found))
+		for i := range found {
+			found[i].Rows = parts[i]
+			out[i] = &dataloader.Result[messagePage]{Data: messagePage{found[i], shared}}
+		}
+		return out
+	}, dataloader.WithWait[messagesKey, messagePage](wait))
 
 	l.latest = dataloader.NewBatchedLoader(func(ctx context.Context, ids []model.EntityID) []*dataloader.Result[*view.TopicMessage] {
 		found, err := d.LatestMessages(ctx, ids)
@@ -135,7 +152,12 @@ func (l *loaders) make() {
 		if err != nil {
 			return failAll[messageRows](len(msgs), err)
 		}
-		return sharePage(chunks)
+		parts, shared := shareRows(chunks)
+		out := make([]*dataloader.Result[messageRows], len(parts))
+		for i := range parts {
+			out[i] = &dataloader.Result[messageRows]{Data: messageRows{rows: parts[i], page: shared}}
+		}
+		return out
 	}, dataloader.WithWait[*model.TopicMessage, messageRows](wait))
 }
 
@@ -160,9 +182,9 @@ func oneMessageEach[K comparable](keys []K, found map[K]*model.TopicMessage) []*
 	return resultsOf(keys, func(k K) *view.TopicMessage { return byKey[k] })
 }
 
-// sharePage copies the lists of a batch into one backing array, the rows of
+// shareRows copies the lists of a batch into one backing array, the rows of
 // the batch's page, and returns each list as its part of it.
-func sharePage(lists [][]model.TopicMessage) []*dataloader.Result[messageRows] {
+func shareRows(lists [][]model.TopicMessage) ([][]model.TopicMessage, *view.Page[model.TopicMessage]) {
 	n := 0
 	for _, list := range lists {
 		n += len(list)
@@ -171,18 +193,15 @@ func sharePage(lists [][]model.TopicMessage) []*dataloader.Result[messageRows] {
 	for _, list := range lists {
 		all = append(all, list...)
 	}
-	page := &view.Page[model.TopicMessage]{Rows: all}
-	out := make([]*dataloader.Result[messageRows], len(lists))
+	parts := make([][]model.TopicMessage, len(lists))
 	at := 0
 	for i, list := range lists {
-		var rows []model.TopicMessage
 		if list != nil {
-			rows = all[at : at+len(list) : at+len(list)]
+			parts[i] = all[at : at+len(list) : at+len(list)]
 		}
-		out[i] = &dataloader.Result[messageRows]{Data: messageRows{rows: rows, page: page}}
 		at += len(list)
 	}
-	return out
+	return parts, &view.Page[model.TopicMessage]{Rows: all}
 }
 
 // The load functions of the nested fields. Each first starts the same load
@@ -236,25 +255,26 @@ func (l *loaders) latestOf(ctx context.Context, t *view.Topic) (*view.TopicMessa
 	return l.latest.Load(ctx, t.Row.ID)()
 }
 
-// messagesOf loads one topic's page through the batch of its filter.
-func (l *loaders) messagesOf(ctx context.Context, t *view.Topic, f app.MessageFilter) (messageRows, error) {
+// messagesOf loads one topic's page through the batch of its query.
+func (l *loaders) messagesOf(ctx context.Context, t *view.Topic, q app.MessageQuery) (messagePage, error) {
 	l.ready()
-	fk := filterKey(f)
+	qk := queryKey(q)
 	l.mu.Lock()
-	l.filters[fk] = f
+	l.queries[qk] = q
 	l.mu.Unlock()
-	if t.Page.FirstTime("messages|" + fk) {
+	if t.Page.FirstTime("messages|" + qk) {
 		for i := range t.Page.Rows {
-			l.messages.Load(ctx, messagesKey{t.Page.Rows[i].ID, fk})
+			l.messages.Load(ctx, messagesKey{t.Page.Rows[i].ID, qk})
 		}
 	}
-	return l.messages.Load(ctx, messagesKey{t.Row.ID, fk})()
+	return l.messages.Load(ctx, messagesKey{t.Row.ID, qk})()
 }
 
-// filterKey is a filter's canonical text (its topic aside).
-func filterKey(f app.MessageFilter) string {
+// queryKey is a query's canonical text (its topic aside).
+func queryKey(q app.MessageQuery) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%d", f.Order, f.Limit)
+	f := &q.MessageFilter
+	fmt.Fprintf(&b, "%s|%d|%t", f.Order, f.Limit, q.Lookahead)
 	for _, c := range f.SequenceNumber {
 		fmt.Fprintf(&b, "|s%s%d", c.Op, c.Value)
 	}

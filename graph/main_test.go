@@ -40,12 +40,18 @@ type env struct {
 
 func newEnv(t *testing.T, fixture string, o graph.Options) *env {
 	t.Helper()
-	return newEnvLayout(t, testdb.Layout(), fixture, o)
+	return newEnvWith(t, testdb.Layout(), fixture, app.Rules{}, o)
 }
 
 // newEnvLayout is newEnv on a database of the given layout, whatever
 // MIRRORQL_TEST_LAYOUT says.
 func newEnvLayout(t *testing.T, layout, fixture string, o graph.Options) *env {
+	t.Helper()
+	return newEnvWith(t, layout, fixture, app.Rules{}, o)
+}
+
+// newEnvWith is newEnvLayout with the core's rules r.
+func newEnvWith(t *testing.T, layout, fixture string, r app.Rules, o graph.Options) *env {
 	t.Helper()
 	url, b := testdb.NewLayout(t, layout)
 	if fixture != "" {
@@ -59,7 +65,7 @@ func newEnvLayout(t *testing.T, layout, fixture string, o graph.Options) *env {
 	}
 	d := db.Wrap(b)
 	d.Record(counter)
-	h := graph.NewHandler(app.New(db.NewStore(d)), o)
+	h := graph.NewHandler(app.New(db.NewStore(d), r), o)
 	return &env{url: url, bun: b, db: d, handler: h, client: client.New(h), stmts: counter}
 }
 

@@ -13,9 +13,7 @@ import (
 // REST's order, or the message, nil when there is none.
 func (r *Resolver) messageBySequence(ctx context.Context, topicID view.EntityIDArg, sequenceNumber view.LongArg) (*view.TopicMessage, argErrors, error) {
 	var errs argErrors
-	if !topicIDSyntax(topicID) {
-		errs.add(invalidParameter("topic.id"))
-	}
+	app.CheckTopicID(&errs, string(topicID))
 	seq, ok := model.ParseSequenceNumber(string(sequenceNumber))
 	if !ok {
 		errs.add(invalidParameter("sequencenumber"))
@@ -23,9 +21,9 @@ func (r *Resolver) messageBySequence(ctx context.Context, topicID view.EntityIDA
 	if len(errs) > 0 {
 		return nil, errs, nil
 	}
-	topic, err := r.parseTopicID(topicID)
+	topic, err := r.rules.TopicID(string(topicID))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fieldError(ctx, err)
 	}
 	m, err := messageOrNull(r.app.MessageBySequence(ctx, topic, seq))
 	return m, nil, err

@@ -29,7 +29,7 @@ func TestPlansAnswerDatabaseErrors(t *testing.T) {
 	d, o := fixtureDBLayout(t, testdb.LayoutV1)
 	stmts := &db.StatementLog{}
 	d.Record(stmts)
-	plain, compiled := newAPI(app.New(db.NewStore(d)), o, false, nil), newAPI(app.New(db.NewStore(d)), o, true, nil)
+	plain, compiled := newAPI(app.New(db.NewStore(d), app.Rules{}), o, false, nil), newAPI(app.New(db.NewStore(d), app.Rules{}), o, true, nil)
 	bodies := []string{
 		`{"query":"query($t: EntityId!, $s: Long!) { topicMessage(topicId: $t, sequenceNumber: $s) { sequenceNumber message } }","variables":{"t":"0.0.7","s":1}}`,
 		`{"query":"{ a: topicMessageByTimestamp(consensusTimestamp: \"1.000000001\") { sequenceNumber }\n  b: topicMessage(topicId: \"7\", sequenceNumber: 2) { sequenceNumber } }"}`,
@@ -65,7 +65,7 @@ func TestPlansPanicIsLoggedAndCounted(t *testing.T) {
 	var logs bytes.Buffer
 	var panics atomic.Int64
 	o := Options{Log: slog.New(slog.NewTextHandler(&logs, nil)), OnPlanPanic: func() { panics.Add(1) }}
-	api := newAPI(nil, o, true, nil) // no query layer: every lookup panics
+	api := newAPI(app.New(nil, app.Rules{}), o, true, nil) // no store: every lookup panics
 	body := `{"query":"{ topicMessage(topicId: \"7\", sequenceNumber: 1) { sequenceNumber } }"}`
 	post(t, api, body, "") // gqlgen answers and the plan is learnt
 	got := post(t, api, body, "")
@@ -85,7 +85,7 @@ func TestPlansPanicIsLoggedAndCounted(t *testing.T) {
 func TestPlansAccountForEveryExtension(t *testing.T) {
 	t.Parallel()
 	d, o := fixtureDB(t)
-	api := newAPI(app.New(db.NewStore(d)), o, true, nil)
+	api := newAPI(app.New(db.NewStore(d), app.Rules{}), o, true, nil)
 	accounted := map[string]string{
 		"extension.Introspection": "introspection fields are outside the plans' subset",
 		"graph.operationGuard":    "the plans answer only operations the guard judged when they were learnt; their cost does not depend on the variables",

@@ -27,8 +27,8 @@ type planEnv struct {
 
 func newPlanEnv(tb testing.TB) *planEnv {
 	d, o := fixtureDB(tb)
-	compiled := newAPI(app.New(db.NewStore(d)), o, true, nil)
-	return &planEnv{plain: newAPI(app.New(db.NewStore(d)), o, false, nil), compiled: compiled, plans: compiled.plans}
+	compiled := newAPI(app.New(db.NewStore(d), app.Rules{}), o, true, nil)
+	return &planEnv{plain: newAPI(app.New(db.NewStore(d), app.Rules{}), o, false, nil), compiled: compiled, plans: compiled.plans}
 }
 
 // check sends body to both handlers, twice to the compiled one (the first

@@ -10,15 +10,10 @@ import (
 	"mirrorql/model"
 )
 
-// Options are the GraphQL face's settings; zero values take the defaults
-// noted on each field.
+// Options are the GraphQL face's own settings; zero values take the
+// defaults noted on each field. Page sizes and the shard and realm of short
+// ids are app's (app.Rules), read from the reader.
 type Options struct {
-	// Defaults fill in the shard and realm of short entity ids.
-	Defaults model.EntityDefaults
-	// LimitDefault is the page size when `first` is null (25), LimitMax the
-	// cap on `first` (REST's maximum page size, 100).
-	LimitDefault int
-	LimitMax     int
 	// ScheduleLifetime is the network's schedule lifetime (1800 s).
 	ScheduleLifetime time.Duration
 	// Now is the clock of Schedule.status (time.Now).
@@ -54,8 +49,6 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	sizes := o.pageSizes()
-	o.LimitDefault, o.LimitMax = sizes.Default, sizes.Max
 	if o.ScheduleLifetime <= 0 {
 		o.ScheduleLifetime = time.Duration(model.DefaultScheduleLifetime)
 	}
@@ -96,18 +89,13 @@ type Resolver struct {
 	opts Options
 	// app answers the root fields, and the loaders' batches of nested ones.
 	app   app.GraphReader
-	sizes app.PageSizes
+	rules app.Rules
 	// presentError is the server's error presenter (errors.go), which the
 	// compiled operations use too.
 	presentError graphql.ErrorPresenterFunc
 }
 
-// pageSizes is app's page-size rule with the configured sizes.
-func (o Options) pageSizes() app.PageSizes {
-	return app.PageSizes{Default: o.LimitDefault, Max: o.LimitMax}.WithDefaults()
-}
-
 // newResolver is the Resolver over r; o has its defaults.
 func newResolver(r app.GraphReader, o Options) *Resolver {
-	return &Resolver{opts: o, app: r, sizes: o.pageSizes(), presentError: presentError(o.Log)}
+	return &Resolver{opts: o, app: r, rules: r.Rules(), presentError: presentError(o.Log)}
 }

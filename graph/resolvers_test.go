@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"mirrorql/app"
 	"mirrorql/graph"
 	"mirrorql/tests/testdb"
 )
@@ -239,7 +240,7 @@ func TestInvalidArguments(t *testing.T) {
 // absent `first` the schema's default, 25 (here capped at 3).
 func TestFirstIsCapped(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, fixtureSQL, graph.Options{LimitDefault: 2, LimitMax: 3})
+	e := newEnvWith(t, testdb.Layout(), fixtureSQL, app.Rules{Pages: app.PageSizes{Default: 2, Max: 3}}, graph.Options{})
 	r := e.do(t, `{ a: topicMessages(topicId: "7", first: 1000) { nodes { sequenceNumber } pageInfo { hasNextPage } }
 		b: topicMessages(topicId: "7", first: null) { nodes { sequenceNumber } }
 		c: topicMessages(topicId: "7") { nodes { sequenceNumber } } }`, nil)

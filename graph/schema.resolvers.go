@@ -15,12 +15,13 @@ import (
 
 // Topic is the topic with an entity row (db.TopicsByID), else null.
 func (r *queryResolver) Topic(ctx context.Context, id view.EntityIDArg) (*view.Topic, error) {
-	if !topicIDSyntax(id) {
-		return nil, badInput(invalidParameter("topic.id"))
+	var errs argErrors
+	if !app.CheckTopicID(&errs, string(id)) {
+		return nil, errs.err(ctx)
 	}
-	topic, err := r.parseTopicID(id)
+	topic, err := r.rules.TopicID(string(id))
 	if err != nil {
-		return nil, err
+		return nil, fieldError(ctx, err)
 	}
 	t, err := r.app.TopicEntity(ctx, topic)
 	switch {
@@ -37,12 +38,13 @@ func (r *queryResolver) Topics(ctx context.Context, id *EntityIDFilter, order *O
 	var errs argErrors
 	var fs app.Filters
 	idFilter(&fs, &errs, app.ParamTopicID, id)
-	q := app.TopicQuery{Order: orderOf(order), Limit: r.first(first, &errs), Lookahead: true}
+	q := app.TopicQuery{Lookahead: true}
+	q.Order, q.Limit = orderOf(order), r.first(first, &errs)
 	key, hasCursor := afterCursor(after, cursorTopic, &errs)
 	if err := errs.err(ctx); err != nil {
 		return nil, err
 	}
-	if err := fs.Topics(r.opts.Defaults, &q); err != nil {
+	if err := fs.Topics(r.rules.Entities, &q); err != nil {
 		return nil, fieldError(ctx, err)
 	}
 	if hasCursor {
@@ -72,18 +74,18 @@ func (r *queryResolver) TopicMessageByTimestamp(ctx context.Context, consensusTi
 // TopicMessages is REST's topic messages list (db.MessagesOfTopic). A topic
 // without messages gives an empty connection.
 func (r *queryResolver) TopicMessages(ctx context.Context, topicID view.EntityIDArg, sequenceNumber *LongFilter, consensusTimestamp *TimestampFilter, order *Order, first *int, after *string) (*TopicMessageConnection, error) {
-	if !topicIDSyntax(topicID) {
-		// reported alone, before the other arguments (docs/reference/behavior.md §2.1)
-		return nil, badInput(invalidParameter("topic.id"))
-	}
 	var errs argErrors
+	if !app.CheckTopicID(&errs, string(topicID)) {
+		// reported alone, before the other arguments (docs/reference/behavior.md §2.1)
+		return nil, errs.err(ctx)
+	}
 	q := r.messageQuery(sequenceNumber, consensusTimestamp, order, first, after, &errs)
 	if err := errs.err(ctx); err != nil {
 		return nil, err
 	}
-	topic, err := r.parseTopicID(topicID)
+	topic, err := r.rules.TopicID(string(topicID))
 	if err != nil {
-		return nil, err
+		return nil, fieldError(ctx, err)
 	}
 	q.TopicID = topic
 	page, err := r.app.TopicMessages(ctx, q)
@@ -96,7 +98,7 @@ func (r *queryResolver) TopicMessages(ctx context.Context, topicID view.EntityID
 // Schedule is REST's schedule route (db.Schedule); REST names the path
 // parameter `scheduleid`.
 func (r *queryResolver) Schedule(ctx context.Context, id view.EntityIDArg) (*view.Schedule, error) {
-	sid, err := r.opts.Defaults.ParseEntityID(string(id), false)
+	sid, err := r.rules.Entities.ParseEntityID(string(id), false)
 	if err != nil {
 		return nil, fieldError(ctx, app.EntityIDError(err, "scheduleid"))
 	}
@@ -123,7 +125,7 @@ func (r *queryResolver) Schedules(ctx context.Context, scheduleID *EntityIDFilte
 	if err := errs.err(ctx); err != nil {
 		return nil, err
 	}
-	if err := fs.Schedules(r.opts.Defaults, &f); err != nil {
+	if err := fs.Schedules(r.rules.Entities, &f); err != nil {
 		return nil, fieldError(ctx, err)
 	}
 	if hasCursor {
@@ -196,11 +198,11 @@ func (r *topicResolver) Messages(ctx context.Context, obj *view.Topic, sequenceN
 	if err := errs.err(ctx); err != nil {
 		return nil, err
 	}
-	got, err := loadersOf(ctx).messagesOf(ctx, obj, q.Filter())
+	got, err := loadersOf(ctx).messagesOf(ctx, obj, q)
 	if err != nil {
 		return nil, err
 	}
-	return messageConnection(q.Page(got.rows), got.page), nil
+	return messageConnection(got.MessagePage, got.shared), nil
 }
 
 // Topic loads through the request's topic loader; null without an entity row.

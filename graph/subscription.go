@@ -96,7 +96,7 @@ func (r *Resolver) topicMessages(ctx context.Context, topicID view.EntityIDArg, 
 func (r *Resolver) liveRequest(topicID view.EntityIDArg, startArg, endArg *view.TimestampArg, limitArg *view.LongArg) (live.Request, error) {
 	args := app.SubscriptionArgs{Topic: string(topicID),
 		Start: (*string)(startArg), End: (*string)(endArg), Limit: (*string)(limitArg)}
-	s, err := args.Check(r.opts.Defaults, model.Timestamp(r.opts.Now().UnixNano()))
+	s, err := args.Check(r.rules, model.Timestamp(r.opts.Now().UnixNano()))
 	if err != nil {
 		return live.Request{}, err
 	}

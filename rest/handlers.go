@@ -12,11 +12,9 @@ import (
 	"mirrorql/model"
 )
 
-// Options are the REST face's settings.
+// Options are the REST face's own settings; page sizes and the shard and
+// realm of short ids are app's (app.Rules), read from the reader.
 type Options struct {
-	Defaults     model.EntityDefaults
-	LimitDefault int
-	LimitMax     int
 	// Now is the clock for the schedule cache rule; nil means time.Now.
 	Now func() time.Time
 }
@@ -25,16 +23,15 @@ type Options struct {
 type Handlers struct {
 	app   app.RESTReader
 	opts  Options
-	sizes app.PageSizes
+	rules app.Rules
 }
 
-// New builds the handlers over r (an app.Ledger, or a test's own).
+// New builds the handlers over r (an app.Ledger).
 func New(r app.RESTReader, o Options) *Handlers {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	sizes := app.PageSizes{Default: o.LimitDefault, Max: o.LimitMax}.WithDefaults()
-	return &Handlers{app: r, opts: o, sizes: sizes}
+	return &Handlers{app: r, opts: o, rules: r.Rules()}
 }
 
 const (
@@ -54,14 +51,15 @@ var (
 // the face splits the operators off and checks encoding, limit and order.
 func (h *Handlers) topicMessages(c echo.Context) error {
 	topicParam := pathParam(c, "topicId")
-	if !model.ValidEntityIDSyntax(topicParam, false) {
-		return app.Invalid(app.InvalidParameter("topic.id"))
+	var syntax app.Problems
+	if !app.CheckTopicID(&syntax, topicParam) {
+		return syntax.Err() // alone, before the query's values (docs/reference/behavior.md §2.1)
 	}
 	q, err := query(c)
 	if err != nil {
 		return err
 	}
-	p := listParams{limit: h.sizes.Default, order: model.Asc}
+	p := listParams{limit: h.rules.Pages.Default, order: model.Asc}
 	var filters app.Filters
 	utf8 := false
 	p.each(q, acceptedMessageParams, func(key string, op model.Operator, value string) bool {
@@ -74,14 +72,14 @@ func (h *Handlers) topicMessages(c echo.Context) error {
 			utf8 = u
 			return ok
 		}
-		return p.common(key, value, h.sizes)
+		return p.common(key, value, h.rules.Pages)
 	})
 	if err := p.err(); err != nil {
 		return err
 	}
-	topic, err := h.opts.Defaults.ParseEntityID(topicParam, false)
+	topic, err := h.rules.TopicID(topicParam)
 	if err != nil {
-		return entityIDError(err, "")
+		return err
 	}
 	var f app.MessageQuery
 	filters.Messages(&f)
@@ -128,9 +126,7 @@ func (h *Handlers) topicMessage(c echo.Context) error {
 	}
 	topicParam, key := pathParam(c, "topicId"), pathParam(c, "sequenceNumber")
 	var p app.Problems
-	if !model.ValidEntityIDSyntax(topicParam, false) {
-		p.Invalid("topic.id")
-	}
+	app.CheckTopicID(&p, topicParam)
 	byTimestamp := strings.Contains(key, ".")
 	var seq int64
 	var ts model.Timestamp
@@ -146,9 +142,9 @@ func (h *Handlers) topicMessage(c echo.Context) error {
 	if err := p.Err(); err != nil {
 		return err
 	}
-	topic, err := h.opts.Defaults.ParseEntityID(topicParam, false)
+	topic, err := h.rules.TopicID(topicParam)
 	if err != nil {
-		return entityIDError(err, "")
+		return err
 	}
 	var m *model.TopicMessage
 	if byTimestamp {
@@ -195,21 +191,21 @@ func (h *Handlers) schedules(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := listParams{limit: h.sizes.Default, order: model.Asc}
+	p := listParams{limit: h.rules.Pages.Default, order: model.Asc}
 	var filters app.Filters
 	p.each(q, acceptedScheduleParams, func(key string, op model.Operator, value string) bool {
 		if key == app.ParamAccountID || key == app.ParamScheduleID {
 			filters.Add(&p.problems, key, op, value)
 			return true
 		}
-		return p.common(key, value, h.sizes)
+		return p.common(key, value, h.rules.Pages)
 	})
 	if err := p.err(); err != nil {
 		return err
 	}
 	var f app.ScheduleQuery
 	f.Order, f.Limit = p.order, p.limit
-	if err := filters.Schedules(h.opts.Defaults, &f); err != nil {
+	if err := filters.Schedules(h.rules.Entities, &f); err != nil {
 		return err
 	}
 	page, err := h.app.Schedules(c.Request().Context(), f)
@@ -231,7 +227,7 @@ func (h *Handlers) schedules(c echo.Context) error {
 	if page.Full {
 		after := model.Condition[string]{Op: page.Next.Op, Value: page.Next.Value.String()}
 		next = nextLink(originalPath(c), q, "schedule.id", after, func(s string) (int64, bool) {
-			id, err := h.opts.Defaults.ParseEntityID(s, true)
+			id, err := h.rules.Entities.ParseEntityID(s, true)
 			return int64(id), err == nil
 		})
 	}
@@ -249,9 +245,9 @@ func (h *Handlers) schedule(c echo.Context) error {
 	if err := rejectQuery(q); err != nil {
 		return err
 	}
-	id, err := h.opts.Defaults.ParseEntityID(pathParam(c, "scheduleId"), false)
+	id, err := h.rules.Entities.ParseEntityID(pathParam(c, "scheduleId"), false)
 	if err != nil {
-		return entityIDError(err, "scheduleid")
+		return app.EntityIDError(err, "scheduleid")
 	}
 	s, err := h.app.Schedule(c.Request().Context(), id)
 	if err != nil {
@@ -281,7 +277,7 @@ func (h *Handlers) topic(c echo.Context) error {
 		c.Response().Header().Set("Allow", "GET")
 		return &javaError{status: http.StatusMethodNotAllowed, detail: "Request method '" + m + "' is not supported"}
 	}
-	id, ok := h.opts.Defaults.ParseEntityIDNum(pathParam(c, "id"))
+	id, ok := h.rules.Entities.ParseEntityIDNum(pathParam(c, "id"))
 	if !ok {
 		return &javaError{status: http.StatusBadRequest, detail: "Failed to convert 'id'"}
 	}

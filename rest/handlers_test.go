@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -11,124 +10,20 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"mirrorql/app"
+	"mirrorql/app/memstore"
 	"mirrorql/model"
 	"mirrorql/service/policy"
 )
 
-// ledger is an in-memory app.RESTReader: the handlers' answers are checked
-// without a database. Its rules are the least the routes need: messages of
-// one topic filtered by timestamp, and a switch that makes every call fail
-// as the query layer does when the database is down.
-type ledger struct {
-	topic    model.EntityID
-	messages []model.TopicMessage // in consensus order
-	down     bool
-}
-
-var _ app.RESTReader = (*ledger)(nil)
-
 var errDown = errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
 
-func (l *ledger) fail() error {
-	if l.down {
-		return &app.Unavailable{Cause: errDown}
-	}
-	return nil
-}
-
-func (l *ledger) TopicMessages(_ context.Context, q app.MessageQuery) (app.MessagePage, error) {
-	if err := l.fail(); err != nil {
-		return app.MessagePage{}, err
-	}
-	if q.TopicID != l.topic {
-		if q.NoSuchTopic != "" {
-			return app.MessagePage{}, &app.NotFound{Message: "No such topic id - " + q.NoSuchTopic}
-		}
-		return q.Page(nil), nil
-	}
-	ts, ok := model.RangeOf(q.Timestamp)
-	var rows []model.TopicMessage
-	for i := range l.messages {
-		m := l.messages[i]
-		if !ok || int64(m.ConsensusTimestamp) < ts.Lo || int64(m.ConsensusTimestamp) > ts.Hi {
-			continue
-		}
-		rows = append(rows, m)
-	}
-	if q.Order == model.Desc {
-		for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
-			rows[i], rows[j] = rows[j], rows[i]
-		}
-	}
-	rows = rows[:min(len(rows), q.Filter().Limit)]
-	return q.Page(rows), nil
-}
-
-func (l *ledger) MessageBySequence(_ context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
-	if err := l.fail(); err != nil {
-		return nil, err
-	}
-	for i := range l.messages {
-		if topic == l.topic && l.messages[i].SequenceNumber == seq {
-			return &l.messages[i], nil
-		}
-	}
-	return nil, app.ErrNotFound
-}
-
-func (l *ledger) MessageByTimestamp(_ context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-	if err := l.fail(); err != nil {
-		return nil, err
-	}
-	for i := range l.messages {
-		if l.messages[i].ConsensusTimestamp == ts {
-			return &l.messages[i], nil
-		}
-	}
-	return nil, app.ErrNotFound
-}
-
-func (l *ledger) MessageOfTopicAt(ctx context.Context, topic model.EntityID, ts model.Timestamp) (*model.TopicMessage, error) {
-	m, err := l.MessageByTimestamp(ctx, ts)
-	if err == nil && m.TopicID != topic {
-		return nil, app.ErrNotFound
-	}
-	return m, err
-}
-
-func (l *ledger) Topic(context.Context, model.EntityID) (*model.Topic, error) {
-	if err := l.fail(); err != nil {
-		return nil, err
-	}
-	return nil, app.ErrNotFound
-}
-
-func (l *ledger) TopicEntity(context.Context, model.EntityID) (*model.Topic, error) {
-	return nil, app.ErrNotFound
-}
-
-func (l *ledger) Topics(_ context.Context, q app.TopicQuery) (app.TopicPage, error) {
-	return app.TopicPage{}, nil
-}
-
-func (l *ledger) Schedule(context.Context, model.EntityID) (*model.Schedule, error) {
-	if err := l.fail(); err != nil {
-		return nil, err
-	}
-	return nil, app.ErrNotFound
-}
-
-func (l *ledger) Schedules(context.Context, app.ScheduleQuery) (app.SchedulePage, error) {
-	if err := l.fail(); err != nil {
-		return app.SchedulePage{}, err
-	}
-	return app.SchedulePage{}, nil
-}
-
-func (l *ledger) FollowableTopic(context.Context, model.EntityID) error { return nil }
-
-func testLedger(down bool) *ledger {
-	l := &ledger{topic: 7, down: down}
+// testLedger is the core over an in-memory store (app/memstore): the
+// handlers' answers are checked without a database, and every rule of the
+// core (no such topic, another topic's message) is app's own. down makes
+// every question fail as the store does when the database cannot be
+// reached.
+func testLedger(down bool) *app.Ledger {
+	s := memstore.New()
 	for seq := int64(1); seq <= 3; seq++ {
 		total := int32(2)
 		m := model.TopicMessage{
@@ -148,20 +43,23 @@ func testLedger(down bool) *ledger {
 			num := int32(1)
 			m.ChunkNum, m.ChunkTotal = &num, &total
 		}
-		l.messages = append(l.messages, m)
+		s.AddMessages(m)
 	}
-	return l
+	if down {
+		s.Fail(errDown)
+	}
+	return app.New(s, app.Rules{})
 }
 
 func serve(r app.RESTReader) *echo.Echo {
 	e := echo.New()
 	e.HTTPErrorHandler = policy.ErrorHandler(nil)
 	e.Pre(CanonicalRoute)
-	New(r, Options{LimitDefault: 25, LimitMax: 100}).Register(e)
+	New(r, Options{}).Register(e)
 	return e
 }
 
-// TestHandlers checks the REST face over an in-memory Reader: bodies,
+// TestHandlers checks the REST face over the core and an in-memory store: bodies,
 // statuses and the Link header, without a database.
 func TestHandlers(t *testing.T) {
 	const (

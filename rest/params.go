@@ -108,6 +108,3 @@ func rejectQuery(q *Query) error {
 	}
 	return p.Err()
 }
-
-// entityIDError maps a parse failure (app.EntityIDError).
-func entityIDError(err error, paramName string) error { return app.EntityIDError(err, paramName) }

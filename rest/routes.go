@@ -3,8 +3,6 @@
 package rest
 
 import (
-	"crypto/sha1"
-	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,8 +11,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"mirrorql/app"
+	"mirrorql/etag"
 	"mirrorql/nodejson"
-	"mirrorql/service/policy"
 )
 
 // Route templates as Echo sees them after canonicalRoute.
@@ -146,9 +144,9 @@ func sendNode(c echo.Context, body []byte, cacheControl string, next *string) er
 	if next != nil {
 		hdr.Set("Link", "<"+*next+`>; rel="next"`)
 	}
-	etag := weakETag(body)
-	hdr.Set("ETag", etag)
-	if inm := c.Request().Header.Get("If-None-Match"); inm != "" && policy.ETagMatches(inm, etag) {
+	tag := etag.Weak(body)
+	hdr.Set("ETag", tag)
+	if inm := c.Request().Header.Get("If-None-Match"); inm != "" && etag.Matches(inm, tag) {
 		return c.NoContent(http.StatusNotModified)
 	}
 	// Express sends the length; net/http would chunk a body past its
@@ -156,15 +154,4 @@ func sendNode(c echo.Context, body []byte, cacheControl string, next *string) er
 	// The gzip middleware drops it when it compresses.
 	hdr.Set(echo.HeaderContentLength, strconv.Itoa(len(body)))
 	return c.Blob(http.StatusOK, contentTypeJSON, body)
-}
-
-// weakETag is the etag package's form: W/"<length hex>-<sha1 base64 [:27]>".
-func weakETag(body []byte) string {
-	sum := sha1.Sum(body)
-	b := make([]byte, 0, 48)
-	b = strconv.AppendInt(append(b, `W/"`...), int64(len(body)), 16)
-	b = append(b, '-')
-	n := len(b)
-	b = base64.StdEncoding.AppendEncode(b, sum[:])[:n+27]
-	return string(append(b, '"'))
 }

@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"net/http"
 
-	"mirrorql/app"
 	"mirrorql/config"
 	"mirrorql/consensus"
 	"mirrorql/db"
@@ -14,7 +13,7 @@ import (
 // the live hub of ops, whose caps and shutdown it shares with the GraphQL
 // subscriptions.
 func Consensus(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations) http.Handler {
-	return consensus.New(app.New(db.NewStore(d)), consensus.Options{
+	return consensus.New(ops.ledger, consensus.Options{
 		Hub:              ops.hub,
 		Origins:          cfg.WSOrigins(),
 		WriteTimeout:     cfg.LiveWriteTimeout,

@@ -37,6 +37,9 @@ import (
 // Operations are the operator's kit around the handlers: the metrics
 // registry and the response cache store (nil when disabled).
 type Operations struct {
+	// ledger is the core every face asks (REST, GraphQL, consensus): one
+	// door to the data, with the operator's rules given to it once.
+	ledger  *app.Ledger
 	metrics *observe.Metrics
 	cache   cache.Store
 	// streams feed the GraphQL subscriptions from the live hub (nil
@@ -55,6 +58,10 @@ type Operations struct {
 // NewOperations builds them as cfg says; Close releases them.
 func NewOperations(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) (*Operations, error) {
 	ops := &Operations{metrics: observe.NewMetrics(), stopping: make(chan struct{})}
+	ops.ledger = app.New(db.NewStore(d), app.Rules{
+		Entities: model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
+		Pages:    app.PageSizes{Default: cfg.ResponseLimitDef, Max: cfg.ResponseLimitMax},
+	})
 	ops.grpc = ops.metrics.GRPC()
 	ops.metrics.RegisterDBStats(d.Bun().DB.Stats)
 	ops.metrics.RegisterLayout(func() map[string]string { return d.Layout().Labels() }, db.FallbackReasons, d.Fallbacks().Count)
@@ -227,30 +234,16 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 		chain = append(chain, cache.Middleware(cache.Options{
 			Store: ops.cache, Routes: []string{rest.RouteSchedules}, Timeout: cfg.RedisTimeout, Log: log,
 			Result: ops.metrics.CacheResult, WriteError: ops.metrics.CacheWriteError,
-			Version: func(ctx context.Context) (string, error) {
-				v, err := d.SchedulesVersion(ctx)
-				if err != nil {
-					return "", db.AppError(err)
-				}
-				return v, nil
-			},
+			Version: ops.ledger.SchedulesVersion,
 		}))
 	}
 	e.Use(composedOnce(chain...))
 
 	// One door to the data for every face: the core over the query layer.
-	ledger := app.New(db.NewStore(d))
-	rest.New(ledger, rest.Options{
-		Defaults:     model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
-		LimitDefault: cfg.ResponseLimitDef,
-		LimitMax:     cfg.ResponseLimitMax,
-	}).Register(e)
+	rest.New(ops.ledger, rest.Options{}).Register(e)
 
 	// --- GraphQL face: the API and its GraphiQL explorer ---
-	gql := echo.WrapHandler(graph.NewHandler(ledger, graph.Options{
-		Defaults:             model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
-		LimitDefault:         cfg.ResponseLimitDef,
-		LimitMax:             cfg.ResponseLimitMax,
+	gql := echo.WrapHandler(graph.NewHandler(ops.ledger, graph.Options{
 		ScheduleLifetime:     cfg.ScheduleLifetime,
 		Log:                  log,
 		NoIntrospection:      !cfg.GraphQLIntrospection,

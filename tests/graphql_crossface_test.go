@@ -179,10 +179,12 @@ func newFaces(d *db.DB, limitDefault, limitMax int) *faces {
 	e := echo.New()
 	e.HTTPErrorHandler = policy.ErrorHandler(nil)
 	e.Pre(rest.CanonicalRoute)
-	rest.New(app.New(db.NewStore(d)), rest.Options{LimitDefault: limitDefault, LimitMax: limitMax}).Register(e)
+	// one core for both faces, as the service has: the page sizes are its
+	ledger := app.New(db.NewStore(d), app.Rules{Pages: app.PageSizes{Default: limitDefault, Max: limitMax}})
+	rest.New(ledger, rest.Options{}).Register(e)
 	return &faces{
 		rest:  e,
-		graph: graph.NewAPI(app.New(db.NewStore(d)), graph.Options{LimitDefault: limitDefault, LimitMax: limitMax}),
+		graph: graph.NewAPI(ledger, graph.Options{}),
 		max:   limitMax,
 	}
 }

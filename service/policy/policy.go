@@ -1,14 +1,13 @@
 // Package policy is the HTTP policy of every route of the service, whatever
 // the face: the error bodies (the mirror node's, for app's vocabulary and
-// Echo's own errors), the not-found answer, CORS, and the If-None-Match
-// comparison. The service's assembly installs it; a face only returns app's
-// errors, or an error that renders its own body (Renderer).
+// Echo's own errors), the not-found answer and CORS. The service's assembly
+// installs it; a face only returns app's errors, or an error that renders
+// its own body (Renderer).
 package policy
 
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -133,20 +132,4 @@ func CORS(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
-}
-
-// ETagMatches is If-None-Match against an ETag, by weak comparison (RFC
-// 9110 §13.1.2), as Express compares them: the handlers' answers and the
-// response cache's replays.
-func ETagMatches(header, etag string) bool {
-	if strings.TrimSpace(header) == "*" {
-		return true
-	}
-	bare := strings.TrimPrefix(etag, "W/")
-	for _, t := range strings.Split(header, ",") {
-		if strings.TrimPrefix(strings.TrimSpace(t), "W/") == bare {
-			return true
-		}
-	}
-	return false
 }

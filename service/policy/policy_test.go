@@ -41,11 +41,3 @@ func TestCORS(t *testing.T) {
 		})
 	}
 }
-
-func TestETagMatches(t *testing.T) {
-	for header, want := range map[string]bool{`W/"5-x"`: true, `"5-x"`: true, `"a", W/"5-x"`: true, "*": true, `W/"6-x"`: false} {
-		if got := ETagMatches(header, `W/"5-x"`); got != want {
-			t.Errorf("ETagMatches(%q) = %v", header, got)
-		}
-	}
-}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/db/explain"
 	"mirrorql/model"
@@ -71,11 +72,11 @@ func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 	}
 	// What a busy service sends instead for the two point lookups: one
 	// statement for the lookups that waited (db/coalesce.go).
-	keys := make([]db.TopicSequence, 16)
+	keys := make([]app.TopicSequence, 16)
 	stamps := make([]model.Timestamp, len(keys))
 	for i := range keys {
 		seq := 1 + int64(i)*(hot/int64(len(keys)))
-		keys[i] = db.TopicSequence{TopicID: model.EntityID(o.TopicID(0)), SequenceNumber: seq}
+		keys[i] = app.TopicSequence{TopicID: model.EntityID(o.TopicID(0)), SequenceNumber: seq}
 		stamps[i] = model.Timestamp(o.MessageTimestamp(0, seq))
 	}
 	waited := fmt.Sprintf("%d concurrent lookups, coalesced (db/coalesce.go),", len(keys))

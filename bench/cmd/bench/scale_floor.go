@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
 )
@@ -151,7 +152,7 @@ func pageFloorScripts(ctx context.Context, conn *pgx.Conn, sent func(func(*db.DB
 		last := min(n, t.n)
 		lo, hi := p.ts(i, 1), p.ts(i, last)
 		v1, err := sent(func(q *db.DB) error {
-			_, err := q.MessagesOfTopic(ctx, db.MessageFilter{TopicID: model.EntityID(t.id), Limit: int(n)})
+			_, err := q.MessagesOfTopic(ctx, app.MessageFilter{TopicID: model.EntityID(t.id), Limit: int(n)})
 			return err
 		})
 		if err != nil {

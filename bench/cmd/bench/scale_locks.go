@@ -3,10 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"mirrorql/db"
 )
+
+// parentRoute names the reference statement of scaleLocks in the table.
+const parentRoute = "(reference) by timestamp through the parent table"
 
 // statementLocks is what one execution of a route's statement holds: the
 // relation locks it takes on the data set's tables and indexes, and how
@@ -35,6 +41,13 @@ func scaleLocks(ctx context.Context, s *scaleSet) ([]statementLocks, error) {
 	if err != nil {
 		return nil, err
 	}
+	// for reference, a statement the service does not send: a message by
+	// its timestamp through the parent table, whose generic plan is pruned
+	// to one partition at execution, after it has locked every partition
+	hot := s.plan.topics[0]
+	paths = append(paths, routePath{route: parentRoute})
+	sent = append(sent, []db.Statement{{SQL: "select message from topic_message where topic_id = $1 and consensus_timestamp = $2",
+		Args: []any{hot.id, s.plan.ts(0, hot.n/2)}}})
 	c, err := pgx.Connect(ctx, s.d.url)
 	if err != nil {
 		return nil, err
@@ -154,7 +167,9 @@ func (r *scaleReport) locksSection(p func(string, ...any)) {
 	p("how many of them are on the backend's fast path: each statement prepared and executed once as the service does (a")
 	p("generic plan; \"custom\": planned for its values, as the service sends it), then executed again inside a transaction")
 	p("and `pg_locks` read for the backend (the service's connections set plan_cache_mode = force_generic_plan themselves,")
-	p("whatever the server's). Server: %s.", r.settings)
+	p("whatever the server's); the last row, for reference, is a statement the service does not send: `topic_id = $1 and")
+	p("consensus_timestamp = $2` through the parent table, whose generic plan locks every partition before it prunes to")
+	p("one. Server: %s.", r.settings)
 	p("")
 	head := []string{"route"}
 	for _, l := range labels {
@@ -162,7 +177,7 @@ func (r *scaleReport) locksSection(p func(string, ...any)) {
 	}
 	p("| %s |", strings.Join(head, " | "))
 	p("|---|%s", strings.Repeat("---:|", len(head)-1))
-	for _, name := range scaleRouteNames {
+	for _, name := range append(slices.Clone(scaleRouteNames), parentRoute) {
 		cells, any := []string{name}, false
 		for _, l := range labels {
 			c := locksCell(r.locks[l], name)

@@ -877,6 +877,7 @@ func (r *scaleReport) markdown() string {
 			p("")
 		}
 	}
+	r.floorDetails(p)
 	p("### Routes")
 	p("")
 	for _, name := range scaleRouteNames {

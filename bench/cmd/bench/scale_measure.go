@@ -826,20 +826,6 @@ func (r *scaleReport) markdown() string {
 		}
 		p("")
 	}
-	if len(r.poll) > 0 {
-		p("### The live poll statement")
-		p("")
-		p("The statement the live poller sends (db.LivePoll, limit 5,000) from a watermark ten minutes before the newest message,")
-		p("with 1 and 1,000 subscribed topics; alone with pgbench on one connection for 5 s, sent as the service sends it")
-		p("(-M prepared; -M extended for v2's, which the service has planned for its values at every poll).")
-		p("")
-		p("| data set | topics | pgbench tps | latency avg ms | p99 ms | |")
-		p("|---|---:|---:|---:|---:|---|")
-		for _, sp := range r.poll {
-			p("| %s | %d | %.0f | %s | %s | %s |", sp.label, sp.topics, sp.fl.tps, ms(sp.fl.avgLatency), ms(sp.fl.p99), shorten(sp.err, 200))
-		}
-		p("")
-	}
 	if len(r.problems) > 0 {
 		p("### Problems")
 		p("")
@@ -876,6 +862,20 @@ func (r *scaleReport) markdown() string {
 			}
 			p("")
 		}
+	}
+	if len(r.poll) > 0 {
+		p("### The live poll statement")
+		p("")
+		p("The statement the live poller sends (db.LivePoll, limit 5,000) from a watermark ten minutes before the newest message,")
+		p("with 1 and 1,000 subscribed topics; alone with pgbench on one connection for 5 s, sent as the service sends it")
+		p("(-M prepared; -M extended for v2's, which the service has planned for its values at every poll).")
+		p("")
+		p("| data set | topics | pgbench tps | latency avg ms | p99 ms | |")
+		p("|---|---:|---:|---:|---:|---|")
+		for _, sp := range r.poll {
+			p("| %s | %d | %.0f | %s | %s | %s |", sp.label, sp.topics, sp.fl.tps, ms(sp.fl.avgLatency), ms(sp.fl.p99), shorten(sp.err, 200))
+		}
+		p("")
 	}
 	r.floorDetails(p)
 	p("### Routes")

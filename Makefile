@@ -106,7 +106,7 @@ conformance: build ## replay the conformance cases (tests/testdata/conformance, 
 # the generated section of BENCHMARKS.md. BENCHFLAGS passes flags through
 # (go run ./bench/cmd/bench -h lists them), e.g. BENCHFLAGS=-reuse.
 bench: build ## benchmark suite (~8.5 min, not in `make test`): figures into BENCHMARKS.md
-	$(GO) run ./bench/cmd/bench -bin $(BIN) $(BENCHFLAGS)
+	$(PG_ENV) $(GO) run ./bench/cmd/bench -bin $(BIN) $(BENCHFLAGS)
 
 # Not part of `make test` either: one `mirrorql serve` on the bench database
 # (seeded as `make bench` does unless an earlier run left it), mixed REST and
@@ -115,7 +115,7 @@ bench: build ## benchmark suite (~8.5 min, not in `make test`): figures into BEN
 # and the figures go into the soak section of BENCHMARKS.md. SOAKFLAGS passes
 # flags through (e.g. SOAKFLAGS='-soak-data small -conns 64').
 soak: build ## soak benchmark (SOAK_DURATION, default 10m; not in `make test`): figures into BENCHMARKS.md
-	$(GO) run ./bench/cmd/bench -bin $(BIN) -soak $(SOAK_DURATION) $(SOAKFLAGS)
+	$(PG_ENV) $(GO) run ./bench/cmd/bench -bin $(BIN) -soak $(SOAK_DURATION) $(SOAKFLAGS)
 
 # Not part of `make test` either: live topic messages (GraphQL subscriptions
 # over WebSocket) against one `mirrorql serve` at a time on its own database
@@ -131,7 +131,7 @@ soak: build ## soak benchmark (SOAK_DURATION, default 10m; not in `make test`): 
 # the live section of BENCHMARKS.md. LIVEFLAGS passes flags through (the
 # -live-* flags of go run ./bench/cmd/bench -h).
 bench-live: build ## live subscriptions benchmark (~6 min, not in `make test`): figures into BENCHMARKS.md
-	$(GO) run ./bench/cmd/bench -bin $(BIN) -live $(LIVEFLAGS)
+	$(PG_ENV) $(GO) run ./bench/cmd/bench -bin $(BIN) -live $(LIVEFLAGS)
 
 # Not part of `make test` (nor CI): the mainnet-shaped benchmark. Loads, or
 # keeps when their markers match, the databases mirrorql_scale_*: v1 and v2
@@ -144,11 +144,14 @@ bench-live: build ## live subscriptions benchmark (~6 min, not in `make test`): 
 # passes flags through, e.g. SCALEFLAGS=-scale-messages=2000000 for a quick run.
 .PHONY: bench-scale
 bench-scale: build ## mainnet-shaped benchmark (50M messages in v1 and v2; first load ~16 min, then ~15 min; not in `make test`): figures into BENCHMARKS.md
-	$(GO) run ./bench/cmd/bench -bin $(BIN) -scale $(SCALEFLAGS)
+	$(PG_ENV) $(GO) run ./bench/cmd/bench -bin $(BIN) -scale $(SCALEFLAGS)
 
 # The same messages in both layouts (2M by default), served side by side:
 # every route's v2 rate over its v1 rate, and the answers compared.
 # Then the layout's floor: the rows of the routes that read many v2 partitions, read
 # by pgbench alone with the cheapest statement there is (bench/cmd/bench/scale_floor.go).
-bench-scale-pair: build ## v2 against v1 on the same 2M messages, and the layout's floor (~8 min; not in `make test`): figures into BENCHMARKS.md
-	$(GO) run ./bench/cmd/bench -bin $(BIN) -scale -scale-pair -scale-warm 5s -scale-sets v1,v2 -scale-prefix mirrorql_same -scale-messages 2000000 $(SCALEFLAGS)
+# PG=16|17|18 runs it on a throwaway cluster of that version (as every bench
+# target), SCALEFLAGS='-pg-set max_locks_per_transaction=256' with that
+# server setting (repeatable; implies a throwaway cluster).
+bench-scale-pair: build ## v2 against v1 on the same 2M messages, the layout's floor and each route's locks (~8-10 min; PG=16|17|18 for that server; not in `make test`): figures into BENCHMARKS.md
+	$(PG_ENV) $(GO) run ./bench/cmd/bench -bin $(BIN) -scale -scale-pair -scale-warm 5s -scale-sets v1,v2 -scale-prefix mirrorql_same -scale-messages 2000000 $(SCALEFLAGS)

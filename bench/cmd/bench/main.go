@@ -76,6 +76,7 @@ type flags struct {
 	shortDuration   time.Duration
 	cluster         bool
 	sharedBuffers   string
+	pgSettings      map[string]string // -pg-set: a throwaway cluster's server settings
 	// soak mode (soak.go)
 	soak         time.Duration
 	soakInterval time.Duration
@@ -106,6 +107,16 @@ func parseFlags() flags {
 	flag.BoolVar(&f.skipSmall, "skip-scaling", false, "skip the 10,000-message scaling phases")
 	flag.BoolVar(&f.cluster, "cluster", false, "use a throwaway cluster even when a server answers at -admin-url")
 	flag.StringVar(&f.sharedBuffers, "shared-buffers", "256MB", "shared_buffers of a throwaway cluster")
+	f.pgSettings = map[string]string{}
+	flag.Func("pg-set", "`name=value`: a server setting of the throwaway cluster (repeatable, e.g. -pg-set max_locks_per_transaction=256); implies -cluster",
+		func(kv string) error {
+			name, value, ok := strings.Cut(kv, "=")
+			if name = strings.TrimSpace(name); !ok || name == "" {
+				return fmt.Errorf("want name=value, got %q", kv)
+			}
+			f.pgSettings[name] = strings.TrimSpace(value)
+			return nil
+		})
 	flag.IntVar(&f.scalingRounds, "scaling-rounds", 3, "alternating 1M/10k rounds of each scaling route (medians are reported)")
 	flag.DurationVar(&f.scalingDuration, "scaling-duration", 4*time.Second, "measured window of each scaling phase")
 	flag.IntVar(&f.targetRounds, "target-rounds", 3, "paired rounds of the pgbench floor and the target routes (rounds.go; 0 for none)")

@@ -226,15 +226,9 @@ func (r *scaleReport) floorSection(p func(string, ...any)) {
 	}
 	p("### The layout's floor: PostgreSQL alone, the cheapest statement for the rows")
 	p("")
-	p("For the routes whose v2 rows spread over many partitions, each route's rows read by pgbench alone (-M prepared, %d clients,", r.f.pool)
-	p("the services stopped), in %d alternating rounds: on v1 from the flat table, on v2 by the cheapest statement there is for", sf.rounds)
-	p("them — their bounds written in as constants, so that the plan prepared once per connection holds exactly the partitions")
-	p("the rows are in (no pruning at execution, no planning per execution; activity: one probe per boundary into the partition")
-	p("named; v1's is the statement v1's service sends). No statement the service can send reads these rows from v2 for less:")
-	p("it cannot keep a plan for every page. The ceiling is the most the route's v2 ÷ v1 could be: c1 ÷ (c1 + Δ), c1 the CPU")
-	p("a v1 request took in the rounds above (service, load tool and PostgreSQL, measured) and Δ what reading its rows from the")
-	p("partitions adds (%d cores ÷ v2's floor tps − %d cores ÷ v1's tps), were the service's own work the same on both layouts.", runtime.NumCPU(), runtime.NumCPU())
-	p("Generous: the floor reads %d topics, whose pages stay in shared buffers; the route's random topics do not.", floorTopics)
+	p("Each route's rows read by pgbench alone (-M prepared, %d clients, the services stopped, %d alternating rounds): on v1 from", r.f.pool, sf.rounds)
+	p("the flat table, on v2 by the cheapest statement there is for them (their partitions named by constants); the ceiling is")
+	p("the most the route's v2 ÷ v1 could be were the service's own work the same on both layouts (how: the whole report).")
 	p("")
 	p("| route | rows read | v2 partitions read | v1 tps (rounds) | v2 floor tps (rounds) | **floor v2 ÷ v1** | ceiling of the route's v2 ÷ v1 |")
 	p("|---|---|---:|---|---|---:|---:|")
@@ -259,6 +253,26 @@ func (r *scaleReport) floorSection(p func(string, ...any)) {
 		}
 		p("| %s | %s | %.1f | %s | %s | **%.3f** | %s |", lf.route, lf.what, lf.partitions, tps(lf.v1), tps(lf.v2), lf.ratio(), ceiling)
 	}
+	p("")
+}
+
+// floorDetails says how the floor and its ceiling are measured, with a
+// script of each route: in the whole report, after the details' heading.
+func (r *scaleReport) floorDetails(p func(string, ...any)) {
+	if len(r.floors) == 0 {
+		return
+	}
+	p("### The layout's floor, how")
+	p("")
+	p("For the routes whose v2 rows spread over many partitions, each route's rows read by pgbench alone (-M prepared, %d clients,", r.f.pool)
+	p("the services stopped), in %d alternating rounds: on v1 from the flat table, on v2 by the cheapest statement there is for", sf.rounds)
+	p("them — their bounds written in as constants, so that the plan prepared once per connection holds exactly the partitions")
+	p("the rows are in (no pruning at execution, no planning per execution; activity: one probe per boundary into the partition")
+	p("named; v1's is the statement v1's service sends). No statement the service can send reads these rows from v2 for less:")
+	p("it cannot keep a plan for every page. The ceiling is the most the route's v2 ÷ v1 could be: c1 ÷ (c1 + Δ), c1 the CPU")
+	p("a v1 request took in the rounds above (service, load tool and PostgreSQL, measured) and Δ what reading its rows from the")
+	p("partitions adds (%d cores ÷ v2's floor tps − %d cores ÷ v1's tps), were the service's own work the same on both layouts.", runtime.NumCPU(), runtime.NumCPU())
+	p("Generous: the floor reads %d topics, whose pages stay in shared buffers; the route's random topics do not.", floorTopics)
 	p("")
 	for _, lf := range r.floors {
 		if lf.example != "" {

@@ -44,7 +44,7 @@ type scaleSpec struct {
 }
 
 // scaleGenVersion changes whenever the generated rows change.
-const scaleGenVersion = 2
+const scaleGenVersion = 3
 
 // tsClasses is the number of timestamp classes: topic i's messages all
 // have consensus_timestamp ≡ i (mod tsClasses), so no two topics ever share
@@ -147,8 +147,10 @@ func newScalePlan(s scaleSpec) (*scalePlan, error) {
 	p.hash = func(tag, a, b uint64) uint64 { return smix(smix(smix(sd^tag)^a) ^ b) }
 	so := seed.DefaultOptions()
 	so.Topics, so.MessagesPerTopic, so.HotTopicMessages, so.Schedules = s.Topics, 0, 0, 100
-	// topics created (one a minute) before the first message
-	so.BaseTimestamp = s.DataFrom - 60*int64(24*time.Hour)
+	// topics created (one a minute) from the first partition's start, as on
+	// mainnet (2019-09): v2's partitions are closed, the importer's, and
+	// hold no row before it
+	so.BaseTimestamp = s.DataFrom
 	p.so = so
 
 	counts := make([]int64, s.Topics)

@@ -123,8 +123,10 @@ type scaleReport struct {
 	groups   []*scaleGroup
 	plabels  []string // partition targets, base first
 	prows    map[string]map[string]measurement
-	plans    map[string][]plan // label → plans
-	floors   []*layoutFloor    // -scale-pair: the layout's floor of the routes that read many partitions
+	plans    map[string][]plan           // label → plans
+	locks    map[string][]statementLocks // label → each route's statements' locks
+	settings string                      // the server settings that bear on the locks
+	floors   []*layoutFloor              // -scale-pair: the layout's floor of the routes that read many partitions
 	poll     []scalePoll
 	graphql  bool
 	machine  []string
@@ -196,7 +198,8 @@ func labelOf(s *scaleSet) string {
 
 func measureScale(ctx context.Context, f flags, adminURL, desc string, sets []*scaleSet, started time.Time) error {
 	rep := &scaleReport{started: started.UTC(), server: desc, f: f, sets: sets,
-		prows: map[string]map[string]measurement{}, plans: map[string][]plan{}}
+		prows: map[string]map[string]measurement{}, plans: map[string][]plan{},
+		locks: map[string][]statementLocks{}}
 	// The 1M v1 data set of `make bench`, kept as -reuse keeps it.
 	bf := f
 	bf.reuse = true
@@ -221,6 +224,7 @@ func measureScale(ctx context.Context, f flags, adminURL, desc string, sets []*s
 	if err := r0.describeMachine(ctx, adminURL); err == nil {
 		rep.machine, rep.loadAvg = r0.machine, r0.loadAvg
 	}
+	rep.settings = lockSettings(ctx, adminURL)
 	// The service binary of every service started: one build for the run
 	// (colleagues rebuild bin/ while they work).
 	built := func() time.Time {
@@ -438,6 +442,11 @@ func measureScale(ctx context.Context, f flags, adminURL, desc string, sets []*s
 			rep.problems = append(rep.problems, fmt.Sprintf("%s: explain: %v", labelOf(s), err))
 		}
 		rep.plans[labelOf(s)] = plans
+		locks, err := scaleLocks(ctx, s)
+		if err != nil {
+			rep.problems = append(rep.problems, fmt.Sprintf("%s: locks: %v", labelOf(s), err))
+		}
+		rep.locks[labelOf(s)] = locks
 		for _, n := range []int{1, 1000} {
 			rep.poll = append(rep.poll, livePollFigures(ctx, adminURL, s, n))
 		}
@@ -785,6 +794,7 @@ func (r *scaleReport) markdown() string {
 			}
 		}
 		p("")
+		r.locksSection(p)
 		r.floorSection(p)
 	}
 	if len(r.plabels) > 1 {
@@ -813,20 +823,6 @@ func (r *scaleReport) markdown() string {
 				cells = append(cells, fmt.Sprintf("%.3f", r.prows[l][name].rps/max(bm.rps, 1e-9)))
 			}
 			p("| %s |", strings.Join(cells, " | "))
-		}
-		p("")
-	}
-	if len(r.poll) > 0 {
-		p("### The live poll statement")
-		p("")
-		p("The statement the live poller sends (db.LivePoll, limit 5,000) from a watermark ten minutes before the newest message,")
-		p("with 1 and 1,000 subscribed topics; alone with pgbench on one connection for 5 s, sent as the service sends it")
-		p("(-M prepared; -M extended for v2's, which the service has planned for its values at every poll).")
-		p("")
-		p("| data set | topics | pgbench tps | latency avg ms | p99 ms | |")
-		p("|---|---:|---:|---:|---:|---|")
-		for _, sp := range r.poll {
-			p("| %s | %d | %.0f | %s | %s | %s |", sp.label, sp.topics, sp.fl.tps, ms(sp.fl.avgLatency), ms(sp.fl.p99), shorten(sp.err, 200))
 		}
 		p("")
 	}
@@ -867,6 +863,21 @@ func (r *scaleReport) markdown() string {
 			p("")
 		}
 	}
+	if len(r.poll) > 0 {
+		p("### The live poll statement")
+		p("")
+		p("The statement the live poller sends (db.LivePoll, limit 5,000) from a watermark ten minutes before the newest message,")
+		p("with 1 and 1,000 subscribed topics; alone with pgbench on one connection for 5 s, sent as the service sends it")
+		p("(-M prepared; -M extended for v2's, which the service has planned for its values at every poll).")
+		p("")
+		p("| data set | topics | pgbench tps | latency avg ms | p99 ms | |")
+		p("|---|---:|---:|---:|---:|---|")
+		for _, sp := range r.poll {
+			p("| %s | %d | %.0f | %s | %s | %s |", sp.label, sp.topics, sp.fl.tps, ms(sp.fl.avgLatency), ms(sp.fl.p99), shorten(sp.err, 200))
+		}
+		p("")
+	}
+	r.floorDetails(p)
 	p("### Routes")
 	p("")
 	for _, name := range scaleRouteNames {

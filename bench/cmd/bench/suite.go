@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -85,24 +86,46 @@ func (s *suite) server() error {
 }
 
 // findServer is the PostgreSQL server every mode runs on: the one at
-// -admin-url, or a throwaway cluster when it does not answer (or -cluster).
-// It returns the admin URL, the report's description of the server, and
-// what stops it (nothing for a server the run did not start).
+// -admin-url, or a throwaway cluster when it does not answer, when -cluster
+// or -pg-set is given, or when $MIRRORQL_POSTGRES_BIN names a server build
+// (`make … PG=18`: that build, as the tests' testdb starts it). It returns
+// the admin URL, the report's description of the server, and what stops it
+// (nothing for a server the run did not start).
 func findServer(ctx context.Context, f flags) (adminURL, desc string, c *pgcluster.Cluster, stop func(), err error) {
-	err = errors.New("-cluster given")
-	if !f.cluster {
+	switch {
+	case f.cluster:
+		err = errors.New("-cluster given")
+	case len(f.pgSettings) > 0:
+		err = errors.New("-pg-set given")
+	case os.Getenv(pgcluster.EnvBinDir) != "":
+		err = fmt.Errorf("%s=%s given", pgcluster.EnvBinDir, os.Getenv(pgcluster.EnvBinDir))
+	default:
 		err = ping(ctx, f.adminURL)
 	}
 	if err == nil {
 		return f.adminURL, serverDesc(f.adminURL), nil, func() {}, nil
 	}
-	log.Printf("no server at %s (%v): starting a throwaway cluster", f.adminURL, err)
-	c, err = pgcluster.Start(ctx, pgcluster.Options{Database: "postgres",
-		Settings: map[string]string{"max_connections": "200", "shared_buffers": f.sharedBuffers}})
+	log.Printf("not the server at %s (%v): starting a throwaway cluster", f.adminURL, err)
+	settings := map[string]string{"max_connections": "200", "shared_buffers": f.sharedBuffers}
+	for name, value := range f.pgSettings {
+		settings[name] = value
+	}
+	c, err = pgcluster.Start(ctx, pgcluster.Options{Database: "postgres", Settings: settings})
 	if err != nil {
 		return "", "", nil, nil, err
 	}
-	return c.AdminURL(), "a throwaway cluster (mirrorql/db/pgcluster) started by the run", c, func() { c.Stop() }, nil
+	desc = "a throwaway cluster (mirrorql/db/pgcluster) started by the run"
+	if dir := os.Getenv(pgcluster.EnvBinDir); dir != "" {
+		desc += " from " + pgcluster.EnvBinDir + "=" + dir
+	}
+	if len(f.pgSettings) > 0 {
+		names := slices.Sorted(maps.Keys(f.pgSettings))
+		for i, n := range names {
+			names[i] = "`-pg-set " + n + "=" + f.pgSettings[n] + "`"
+		}
+		desc += ", with " + strings.Join(names, ", ")
+	}
+	return c.AdminURL(), desc, c, func() { c.Stop() }, nil
 }
 
 // serverDesc says which server -admin-url names: the machine's shared one

@@ -55,6 +55,32 @@ type Condition[T any] struct {
 	Value T
 }
 
+// AllHold reports whether v meets every condition of conds (they are
+// ANDed): what a list filter means, which RangeOf must keep.
+func AllHold[T ~int64](v T, conds []Condition[T]) bool {
+	for _, c := range conds {
+		var ok bool
+		switch c.Op {
+		case OpEq:
+			ok = v == c.Value
+		case OpNe:
+			ok = v != c.Value
+		case OpLt:
+			ok = v < c.Value
+		case OpLte:
+			ok = v <= c.Value
+		case OpGt:
+			ok = v > c.Value
+		case OpGte:
+			ok = v >= c.Value
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // Range is the set of values that a list of ANDed conditions admits:
 // Lo ≤ v ≤ Hi and v not in Not. Reducing any mix of conditions to this one
 // shape lets the query layer send one fixed statement per order, which the

@@ -9,29 +9,7 @@ import (
 )
 
 // admits is the meaning RangeOf must keep: every condition holds.
-func admits(conds []model.Condition[int64], v int64) bool {
-	for _, c := range conds {
-		var ok bool
-		switch c.Op {
-		case model.OpEq:
-			ok = v == c.Value
-		case model.OpNe:
-			ok = v != c.Value
-		case model.OpLt:
-			ok = v < c.Value
-		case model.OpLte:
-			ok = v <= c.Value
-		case model.OpGt:
-			ok = v > c.Value
-		case model.OpGte:
-			ok = v >= c.Value
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
+func admits(conds []model.Condition[int64], v int64) bool { return model.AllHold(v, conds) }
 
 func inRange(r model.Range, ok bool, v int64) bool {
 	return ok && r.Lo <= v && v <= r.Hi && !slices.Contains(r.Not, v)

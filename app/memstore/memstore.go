@@ -157,31 +157,6 @@ func (s *Store) ask(question string) error {
 	return nil
 }
 
-// holds reports whether v meets every condition (they are ANDed).
-func holds[T ~int64](v T, conds []model.Condition[T]) bool {
-	for _, c := range conds {
-		var ok bool
-		switch c.Op {
-		case model.OpEq:
-			ok = v == c.Value
-		case model.OpNe:
-			ok = v != c.Value
-		case model.OpLt:
-			ok = v < c.Value
-		case model.OpLte:
-			ok = v <= c.Value
-		case model.OpGt:
-			ok = v > c.Value
-		case model.OpGte:
-			ok = v >= c.Value
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
 // page sorts rows by key in order and keeps the first limit.
 func page[T any, K cmp.Ordered](rows []T, order model.Order, limit int, key func(*T) K) []T {
 	slices.SortStableFunc(rows, func(a, b T) int {
@@ -198,7 +173,7 @@ func page[T any, K cmp.Ordered](rows []T, order model.Order, limit int, key func
 func (s *Store) messagesOfTopic(f app.MessageFilter) []model.TopicMessage {
 	var rows []model.TopicMessage
 	for _, m := range s.messages {
-		if m.TopicID == f.TopicID && holds(m.SequenceNumber, f.SequenceNumber) && holds(m.ConsensusTimestamp, f.Timestamp) {
+		if m.TopicID == f.TopicID && model.AllHold(m.SequenceNumber, f.SequenceNumber) && model.AllHold(m.ConsensusTimestamp, f.Timestamp) {
 			rows = append(rows, m)
 		}
 	}
@@ -465,7 +440,7 @@ func (s *Store) Topics(_ context.Context, f app.TopicFilter) ([]model.Topic, err
 	}
 	var rows []model.Topic
 	for id, t := range s.topics {
-		if t.HasEntity && holds(id, f.ID) {
+		if t.HasEntity && model.AllHold(id, f.ID) {
 			rows = append(rows, t)
 		}
 	}
@@ -520,7 +495,7 @@ func (s *Store) Schedules(_ context.Context, f app.ScheduleFilter) ([]model.Sche
 	}
 	var rows []model.Schedule
 	for _, sc := range s.schedules {
-		if holds(sc.ScheduleID, f.ScheduleID) && holds(sc.CreatorAccountID, f.CreatorAccountID) {
+		if model.AllHold(sc.ScheduleID, f.ScheduleID) && model.AllHold(sc.CreatorAccountID, f.CreatorAccountID) {
 			rows = append(rows, withSignatures(sc))
 		}
 	}

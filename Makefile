@@ -27,12 +27,10 @@ PG_FULL ?= 16 18
 PG_DB   ?= 15 17
 # The database packages and the end-to-end tests, which test-db-on runs.
 DB_PKGS = ./db/... ./tests/...
-space := $(subst ,, )
-comma := ,
 # timed NAME CMD… runs a part of the suite and says how long it took.
 timed = start=$$(date +%s); echo "==> $(1)"; $(2); rc=$$?; echo "==> $(1): $$(( $$(date +%s) - start ))s$$( [ $$rc = 0 ] || echo ", FAILED" )"; exit $$rc
 
-.PHONY: help build test test-on test-db-on test-db-on-% test-v2 test-chart run local-network seed docker fuzz conformance bench soak bench-live bench-scale-pair
+.PHONY: help build test test-on test-db-on test-v2 test-chart run local-network seed docker fuzz conformance bench soak bench-live bench-scale-pair
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -44,7 +42,7 @@ test: ## the whole suite: vet, every test on both layouts on PostgreSQL 16 and 1
 	$(GO) vet ./...
 	@failed=""; \
 	for v in $(PG_FULL); do $(MAKE) --no-print-directory test-on PG=$$v || failed="$$failed test-on:PG=$$v"; done; \
-	$(MAKE) --no-print-directory -j2 --output-sync=recurse $(addprefix test-db-on-,$(PG_DB)) || failed="$$failed test-db-on:PG=$(subst $(space),$(comma),$(PG_DB))"; \
+	for v in $(PG_DB); do $(MAKE) --no-print-directory test-db-on PG=$$v || failed="$$failed test-db-on:PG=$$v"; done; \
 	$(MAKE) --no-print-directory test-chart || failed="$$failed test-chart"; \
 	if [ -n "$$failed" ]; then echo "==> make test FAILED in:$$failed"; exit 1; fi
 
@@ -59,13 +57,6 @@ test-on: ## every test on one server (PG=16, …; empty: the local one), then th
 
 test-v2: ## the database-backed tests again on the v2 layout (MIRRORQL_TEST_LAYOUT=v2; PG as for test-on)
 	@$(call timed,database-backed tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(TESTDB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))
-
-# make test runs PG_DB's versions side by side (two make jobs, each version's
-# output kept together): what they run mostly waits on servers and
-# timeouts, and one after the other they would take the CI run past 40
-# minutes.
-test-db-on-%:
-	@$(MAKE) --no-print-directory test-db-on PG=$*
 
 test-db-on: ## the database packages and the end-to-end tests on one server (PG=15, …), on both layouts
 	@status=0; ($(call timed,db and end-to-end tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))) || status=1; \

@@ -126,7 +126,7 @@ func main() {
 // The collector's settings unless the operator gave Go's own GOGC or
 // GOMEMLIMIT. Go's default (GOGC=100) collected so often on the 100-message
 // page that the collector was a large part of the service's CPU there
-// (BENCHMARKS.md, "Decisions"); collecting at 4× the live heap, with a soft
+// (bench/results/decisions-2026-11.md); collecting at 4× the live heap, with a soft
 // limit that keeps the process within its 64 MiB budget, trades memory the
 // service has for CPU it lacks. The limit covers the Go runtime's memory
 // only; the resident code and data of the binary come on top, hence a limit

@@ -151,8 +151,8 @@ func tuneGC() {
 // operator set GOMEMLIMIT. Both save work on every request, and both are
 // live heap: counted against an unchanged limit they leave the collector
 // less room, so it runs more often on the page routes; counted twice,
-// those routes ran faster for some 17 MB more RSS
-// (bench/results/decisions-2026-11.md has the measurements). On v1 nothing
+// those routes ran faster at the cost of more RSS (docs/layouts.md;
+// bench/results/decisions-2026-11.md has the measurements). On v1 nothing
 // is kept and nothing changes.
 func followKeptMemory(ctx context.Context, d *db.DB) {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set {

@@ -126,7 +126,7 @@ func main() {
 // The collector's settings unless the operator gave Go's own GOGC or
 // GOMEMLIMIT. Go's default (GOGC=100) collected so often on the 100-message
 // page that the collector was a large part of the service's CPU there
-// (BENCHMARKS.md, "Decisions"); collecting at 4× the live heap, with a soft
+// (bench/results/decisions-2026-11.md); collecting at 4× the live heap, with a soft
 // limit that keeps the process within its 64 MiB budget, trades memory the
 // service has for CPU it lacks. The limit covers the Go runtime's memory
 // only; the resident code and data of the binary come on top, hence a limit
@@ -149,13 +149,11 @@ func tuneGC() {
 // for the v2 layout (db.KeptBytes: the topic maps, at most 16.5 MiB, and the
 // statements prepared for its partitions on each connection), unless the
 // operator set GOMEMLIMIT. Both save work on every request, and both are
-// live heap that the collector, at GOGC=300, would give room in proportion:
-// under a limit that did not count them, it took 15–27 % of the service's
-// CPU on the page routes (3 % on v1); counting them once, 24 % on a hot
-// topic's GraphQL page of 100 (16 % on v1); counting them twice (some 35
-// MiB with ten thousand topics' maps, RSS ~98 MB against ~81 MB) raised the
-// v2 rate on that page by 14–17 % and on the random-topic page by 7–9 %
-// (docs/layouts.md). On v1 nothing is kept and nothing changes.
+// live heap: counted against an unchanged limit they leave the collector
+// less room, so it runs more often on the page routes; counted twice,
+// those routes ran faster at the cost of more RSS (docs/layouts.md;
+// bench/results/decisions-2026-11.md has the measurements). On v1 nothing
+// is kept and nothing changes.
 func followKeptMemory(ctx context.Context, d *db.DB) {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
 		return

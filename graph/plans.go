@@ -28,7 +28,7 @@ import (
 // validates the variables again. For the point lookup
 // `topicMessage(topicId, sequenceNumber) { … }` that machinery, not the
 // lookup, was most of the service's work and kept GraphQL well below the
-// REST route's rate (BENCHMARKS.md, "Decisions").
+// REST route's rate (bench/results/decisions-2026-11.md).
 //
 // So an operation that gqlgen has parsed and validated once is compiled, when
 // it lies inside a small subset, into a plan: the root fields to look up,

@@ -26,7 +26,7 @@ import (
 //
 // The body is decoded with goccy/go-json: encoding/json's decoder scans a
 // body twice (once to find its end, once to decode it), a visible share of a
-// small request's CPU (BENCHMARKS.md, "Decisions"). A body it
+// small request's CPU (bench/results/decisions-2026-11.md). A body it
 // rejects goes to gqlgen's transport, which answers with encoding/json's
 // verdict; a body it accepts decodes to what encoding/json makes of it
 // (FuzzDecodeParams).

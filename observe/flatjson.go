@@ -16,7 +16,7 @@ import (
 // encoding/json prints without an exponent. That is every access-log line
 // the middleware writes, and slog's own handler spent a share of the
 // service's CPU on the by-sequence route formatting them that showed in its
-// profile (BENCHMARKS.md, "Decisions"): its float path goes
+// profile (bench/results/decisions-2026-11.md): its float path goes
 // through encoding/json's reflection, and every record takes a fresh
 // handler state. Any other record — and any handler made by WithAttrs or
 // WithGroup — is slog's JSON handler's, so the two never disagree

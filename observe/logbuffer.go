@@ -11,7 +11,7 @@ import (
 // most delay after the first line of a block, or sooner when size bytes are
 // waiting. Writing each request's line at once cost a system call per
 // request, a share of the service's CPU on the by-sequence route that
-// showed in its profile (BENCHMARKS.md, "Decisions"); an access log
+// showed in its profile (bench/results/decisions-2026-11.md); an access log
 // that trails by a tenth of a second is the usual trade (nginx's
 // access_log buffer/flush). Every other line (Now) is written at once,
 // after what is held, so the log keeps its order and an operator sees

@@ -285,7 +285,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 // built. Echo v4 applies its middleware list anew on every request: a
 // closure per middleware per request, and the gzip middleware's buffer
 // pools made afresh each time, so never reused — a share of a by-sequence
-// request's allocations (BENCHMARKS.md, "Decisions"). Composed once, the
+// request's allocations (bench/results/decisions-2026-11.md). Composed once, the
 // chain ends in the
 // handler the router found for the request, which is what Echo hands the
 // first middleware.

@@ -41,7 +41,7 @@ func gqlgenText(m graphql.Marshaler) string {
 }
 
 // TestValuesAsGqlgen: every output scalar writes the bytes gqlgen's own
-// marshaler writes for the string or number the field used to return.
+// marshaler writes for the same value as a string or number.
 func TestValuesAsGqlgen(t *testing.T) {
 	ts := []model.Timestamp{0, 1, 999_999_999, 1_000_000_000, 1_700_000_000_123_456_789, math.MaxInt64, -5, -999_999_999, math.MinInt64}
 	for _, v := range ts {

@@ -12,7 +12,7 @@ import (
 // The throughput targets are ratios: to the pgbench floor, or to the
 // by-sequence rate. On a shared 2-core machine one pass measures the floor
 // and the routes minutes apart, and whatever else runs meanwhile moves one
-// side and not the other (BENCHMARKS.md, "Decisions", has the passes that
+// side and not the other (bench/results/decisions-2026-11.md has the passes that
 // showed it). So the ratios are also measured in paired rounds — the floor
 // and the target routes back to back, several times — and judged by the
 // median of the rounds' ratios, the way the scaling check pairs its data

@@ -176,9 +176,8 @@ func pageFloorScripts(ctx context.Context, conn *pgx.Conn, sent func(func(*db.DB
 
 // activityFloorScripts are the hot topic's whole-history activity: on v1
 // as v1's query layer asks it (one probe node rescanned for each boundary,
-// which on the flat table costs less than a probe node per boundary: 4,400
-// against 2,578 statements/s), on v2 as one probe per boundary into the
-// partition that holds the answer, named.
+// which on the flat table costs less than a probe node per boundary), on v2
+// as one probe per boundary into the partition that holds the answer, named.
 func activityFloorScripts(ctx context.Context, conn *pgx.Conn, sent func(func(*db.DB) error) (string, error), p *scalePlan) (s1, s2 []string, parts float64, err error) {
 	hot := p.topics[0]
 	bounds := model.Boundaries(model.Timestamp(p.ts(0, 1)), model.Timestamp(p.ts(0, hot.n)+1), activityBuckets)

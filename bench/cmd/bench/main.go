@@ -159,6 +159,12 @@ func main() {
 	f := parseFlags()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if af.old != "" {
+		if err := runAB(ctx, f, os.Stdout); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if sf.on {
 		if err := runScale(ctx, f); err != nil {
 			log.Fatal(err)

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"strings"
+
+	"mirrorql/seed"
+)
+
+// abFlags: the A/B comparison of two builds (-ab), the one way a change that
+// must not slow anything down is judged: the build before it (-ab) and the
+// build with it (-bin) serve the same database in turns, round after round,
+// the order swapped each round, and each route's figures are the medians
+// of its rounds. The databases are given, already seeded with `mirrorql seed
+// -benchmark` (one per layout, say), and are only read.
+type abFlags struct {
+	old    string   // the baseline build
+	dbs    []string // name=url
+	rounds int
+}
+
+var af = registerABFlags()
+
+func registerABFlags() *abFlags {
+	a := &abFlags{}
+	flag.StringVar(&a.old, "ab", "", "A/B mode: the baseline build, served in turns with -bin on each -ab-db (seeded with `mirrorql seed -benchmark`); medians of -ab-rounds rounds per route")
+	flag.Func("ab-db", "`name=url`: a database of the A/B mode (repeatable, e.g. v1=postgres://…/ab_v1)", func(s string) error {
+		if name, url, ok := strings.Cut(s, "="); !ok || name == "" || url == "" {
+			return fmt.Errorf("want name=url, got %q", s)
+		}
+		a.dbs = append(a.dbs, s)
+		return nil
+	})
+	flag.IntVar(&a.rounds, "ab-rounds", 4, "rounds of the A/B mode (each runs both builds, the order alternated)")
+	return a
+}
+
+// abResult is one build's measurements of one route on one database.
+type abResult struct{ old, new []measurement }
+
+// runAB measures every route (the suite's, minus those that need a service
+// setting of their own) on each database with both builds and prints new ÷
+// old per route: requests/s and service CPU per request.
+func runAB(ctx context.Context, f flags, out io.Writer) error {
+	if len(af.dbs) == 0 {
+		return fmt.Errorf("-ab needs at least one -ab-db name=url")
+	}
+	o := seed.BenchmarkOptions()
+	conns := f.conns[0]
+	type key struct{ db, route string }
+	results := map[key]*abResult{}
+	var order []key
+	for _, d := range af.dbs {
+		name, url, _ := strings.Cut(d, "=")
+		routes := buildRoutes(o, "127.0.0.1", hotWindow{})
+		for round := range af.rounds {
+			for i := range 2 {
+				isOld := i == round%2 // old first in even rounds
+				bin := f.bin
+				if isOld {
+					bin = af.old
+				}
+				fb := f
+				fb.bin = bin
+				svc, err := startService(ctx, fb, url)
+				if err != nil {
+					return fmt.Errorf("%s, %s: %w", name, bin, err)
+				}
+				if err := checkRoutes(ctx, svc, abRoutes(f, routes), true); err != nil {
+					svc.stop()
+					return fmt.Errorf("%s, %s: %w", name, bin, err)
+				}
+				log.Printf("%s, round %d, %s", name, round+1, bin)
+				for _, r := range abRoutes(f, routes) {
+					m, err := measure(ctx, svc, r, conns, f, nil)
+					if err != nil {
+						svc.stop()
+						return err
+					}
+					k := key{name, r.name}
+					if results[k] == nil {
+						results[k] = &abResult{}
+						order = append(order, k)
+					}
+					if isOld {
+						results[k].old = append(results[k].old, m)
+					} else {
+						results[k].new = append(results[k].new, m)
+					}
+				}
+				if err := svc.stop(); err != nil {
+					return fmt.Errorf("%s, %s: stopping: %w", name, bin, err)
+				}
+			}
+		}
+	}
+	fmt.Fprintf(out, "\nA/B: new %s against old %s, %d connections, %s windows, medians of %d rounds (order alternated)\n\n",
+		f.bin, af.old, conns, f.duration, af.rounds)
+	fmt.Fprintln(out, "| database | route | req/s old | req/s new | new ÷ old | CPU ms/req old | CPU ms/req new | new ÷ old |")
+	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|---:|")
+	for _, k := range order {
+		r := results[k]
+		mo, mn := median(r.old), median(r.new)
+		fmt.Fprintf(out, "| %s | %s | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f |\n", k.db, k.route,
+			mo.rps, mn.rps, mn.rps/mo.rps, mo.cpuPer1k, mn.cpuPer1k, mn.cpuPer1k/mo.cpuPer1k)
+	}
+	return nil
+}
+
+// abRoutes are the routes the A/B mode drives: those -routes selects, less
+// the ones measured on a service with settings of their own.
+func abRoutes(f flags, routes []route) []route {
+	var out []route
+	for _, r := range routes {
+		if f.wants(r.name) && len(r.serviceEnv) == 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -41,7 +41,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"mirrorql/db"
-	"mirrorql/db/pgcluster"
+	"mirrorql/pgcluster"
 )
 
 // EnvURL names the variable that points the tests at a given server.

@@ -13,6 +13,7 @@ import (
 	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
+	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
 )
 
@@ -172,7 +173,7 @@ func TestLivePollPlans(t *testing.T) {
 	}
 	t.Logf("loaded in %s", time.Since(start).Round(time.Millisecond))
 
-	rec := &db.StatementLog{}
+	rec := &stmtlog.Log{}
 	d := db.Wrap(b)
 	d.Record(rec)
 	many := make([]model.EntityID, 100)
@@ -298,7 +299,7 @@ func TestV2LivePollPlans(t *testing.T) {
 	if l, err := d.LearnLayout(ctx, nil); err != nil || !l.MessagesPartitioned {
 		t.Fatalf("layout %s, %v: want v2", l, err)
 	}
-	rec := &db.StatementLog{}
+	rec := &stmtlog.Log{}
 	d.Record(rec)
 	many := make([]model.EntityID, 100)
 	for i := range many {

@@ -12,6 +12,7 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/db"
+	"mirrorql/fixture"
 	"mirrorql/model"
 	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
@@ -289,7 +290,7 @@ func TestV2LivePollPlans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.RebuildLookup(ctx, b); err != nil {
+	if err := fixture.RebuildLookup(ctx, b); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.DB.ExecContext(ctx, "ANALYZE topic_message; ANALYZE transaction"); err != nil {

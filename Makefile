@@ -25,8 +25,9 @@ PG_ENV = $(if $(PG),bin=$$(scripts/postgres.sh $(PG)) || exit 1; export MIRRORQL
 # 15 (what `make run` finds on a bare Debian) and on 17 (the v1 chart's).
 PG_FULL ?= 16 18
 PG_DB   ?= 15 17
-# The database packages and the end-to-end tests, which test-db-on runs.
-DB_PKGS = ./db/... ./tests/...
+# The database packages (with the throwaway clusters) and the end-to-end
+# tests, which test-db-on runs.
+DB_PKGS = ./db/... ./pgcluster/... ./tests/...
 # timed NAME CMD… runs a part of the suite and says how long it took.
 timed = start=$$(date +%s); echo "==> $(1)"; $(2); rc=$$?; echo "==> $(1): $$(( $$(date +%s) - start ))s$$( [ $$rc = 0 ] || echo ", FAILED" )"; exit $$rc
 

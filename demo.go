@@ -20,9 +20,10 @@ import (
 	"mirrorql/config"
 	"mirrorql/dashboard"
 	"mirrorql/db"
-	"mirrorql/db/pgcluster"
+	"mirrorql/fixture"
 	"mirrorql/graph"
 	"mirrorql/model"
+	"mirrorql/pgcluster"
 	"mirrorql/redact"
 	"mirrorql/seed"
 	"mirrorql/service"
@@ -134,7 +135,7 @@ func demo(ctx context.Context, cfg config.Config, own ownAddrs, args []string, l
 // (docs/layouts.md, docs/reference/v2-layout.md).
 const (
 	demoLayoutV1 = "v1" // plain tables: db.Migrate, as `mirrorql migrate` creates them
-	demoLayoutV2 = "v2" // topic_message and transaction partitioned by month: db.CreateV2
+	demoLayoutV2 = "v2" // topic_message and transaction partitioned by month: fixture.CreateV2
 )
 
 // demoFlags parses the demo's flags: -layout v1 (the default) or v2. help
@@ -167,7 +168,7 @@ func demoFlags(args []string, out io.Writer) (layout string, help bool, err erro
 }
 
 // demoSchema prepares the demo's database: db.Migrate for v1; for v2,
-// db.CreateV2 when the database has no topic_message yet (CreateV2 needs
+// fixture.CreateV2 when the database has no topic_message yet (CreateV2 needs
 // an empty one), Migrate when its topic_message is already partitioned (a
 // demo run before), and an error when it holds a v1 topic_message, which
 // the demo will not convert.
@@ -183,7 +184,7 @@ func demoSchema(ctx context.Context, d *db.DB, layout string, out io.Writer) err
 	switch kind {
 	case "":
 		fmt.Fprintln(out, "mirrorql demo: building the v2 layout (topic_message and transaction partitioned by month)")
-		return db.CreateV2(ctx, d.Bun(), db.DefaultV2Options())
+		return fixture.CreateV2(ctx, d.Bun(), fixture.DefaultV2Options())
 	case "p":
 		return db.Migrate(ctx, d.Bun())
 	default:

@@ -37,7 +37,7 @@ func (d *DB) queryPlanned(ctx context.Context, read func(rowSource) error, query
 
 func (d *DB) run(ctx context.Context, read func(rowSource) error, prepare bool, query string, args []any) error {
 	if d.log != nil {
-		d.log.add(Statement{SQL: query, Args: args, Unprepared: !prepare})
+		d.log.Sent(query, args, !prepare)
 	}
 	err := d.queryPgx(ctx, read, prepare, query, args)
 	d.health.observeIn(ctx, err)

@@ -9,8 +9,9 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/db"
-	"mirrorql/db/explain"
+	"mirrorql/explain"
 	"mirrorql/model"
+	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestQueriesUseIndexes(t *testing.T) {
 	t.Parallel()
 	_, b := testdb.New(t)
-	rec := &db.StatementLog{}
+	rec := &stmtlog.Log{}
 	d := db.Wrap(b)
 	d.Record(rec)
 	ctx := context.Background()
@@ -95,7 +96,7 @@ const (
 
 // plan explains st on a connection of its own with the plan the service
 // gets for it (explain.Plan: the generic plan of a prepared statement).
-func plan(t *testing.T, b *bun.DB, st db.Statement, seq seqScans) string {
+func plan(t *testing.T, b *bun.DB, st stmtlog.Statement, seq seqScans) string {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := b.DB.Conn(ctx)

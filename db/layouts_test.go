@@ -15,6 +15,7 @@ import (
 	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
+	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
 )
 
@@ -301,7 +302,7 @@ func TestV2LivePollByName(t *testing.T) {
 		newest = max(newest, ts)
 	}
 	insert(int64(newest)+1000, 2)
-	rec := &db.StatementLog{}
+	rec := &stmtlog.Log{}
 	f.v2.Record(rec)
 	for round, after := range []model.Timestamp{0, newest, newest, newest + 1000} {
 		if round == 2 {

@@ -12,7 +12,9 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/db"
+	"mirrorql/fixture"
 	"mirrorql/model"
+	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
 )
 
@@ -172,7 +174,7 @@ func TestLivePollPlans(t *testing.T) {
 	}
 	t.Logf("loaded in %s", time.Since(start).Round(time.Millisecond))
 
-	rec := &db.StatementLog{}
+	rec := &stmtlog.Log{}
 	d := db.Wrap(b)
 	d.Record(rec)
 	many := make([]model.EntityID, 100)
@@ -288,7 +290,7 @@ func TestV2LivePollPlans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.RebuildLookup(ctx, b); err != nil {
+	if err := fixture.RebuildLookup(ctx, b); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.DB.ExecContext(ctx, "ANALYZE topic_message; ANALYZE transaction"); err != nil {
@@ -298,7 +300,7 @@ func TestV2LivePollPlans(t *testing.T) {
 	if l, err := d.LearnLayout(ctx, nil); err != nil || !l.MessagesPartitioned {
 		t.Fatalf("layout %s, %v: want v2", l, err)
 	}
-	rec := &db.StatementLog{}
+	rec := &stmtlog.Log{}
 	d.Record(rec)
 	many := make([]model.EntityID, 100)
 	for i := range many {

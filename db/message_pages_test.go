@@ -14,6 +14,7 @@ import (
 	"mirrorql/db"
 	"mirrorql/model"
 	"mirrorql/seed"
+	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
 )
 
@@ -231,7 +232,7 @@ func TestChunkWindow(t *testing.T) {
 func TestBatchQueriesUseIndexes(t *testing.T) {
 	t.Parallel()
 	_, b := testdb.NewLayout(t, testdb.LayoutV1)
-	rec := &db.StatementLog{}
+	rec := &stmtlog.Log{}
 	d := db.Wrap(b)
 	d.Record(rec)
 	ctx := context.Background()

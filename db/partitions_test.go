@@ -13,6 +13,7 @@ import (
 	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
+	"mirrorql/stmtlog"
 )
 
 var namedRE = regexp.MustCompile(`(topic_message|transaction)_p\d{4}_\d{2}`)
@@ -83,7 +84,7 @@ func TestV2PartitionsScanned(t *testing.T) {
 		if _, err := db.RelearnWith(ctx, f.v2, mode); err != nil {
 			t.Fatal(err)
 		}
-		rec := &db.StatementLog{}
+		rec := &stmtlog.Log{}
 		f.v2.Record(rec)
 		f.same(t, 40)
 		stmts := rec.Take()
@@ -181,7 +182,7 @@ func TestV2StatementsCitusCanRun(t *testing.T) {
 	// Citus mode replaces them by single-topic statements and by reads
 	// table by table, so those rules are held in Citus mode alone.
 	check := func(name string, d *db.DB, want bool) {
-		rec := &db.StatementLog{}
+		rec := &stmtlog.Log{}
 		d.Record(rec)
 		f.same(t, 30)
 		_, _ = d.MessagesBySequence(ctx, []app.TopicSequence{{TopicID: 1000, SequenceNumber: 3}, {TopicID: 1001, SequenceNumber: 2},

@@ -40,7 +40,7 @@ func (d *DB) pipeline(ctx context.Context, ps []piped) error {
 	}
 	if d.log != nil {
 		for _, s := range ps {
-			d.log.add(Statement{SQL: s.sql, Args: s.args})
+			d.log.Sent(s.sql, s.args, false)
 		}
 	}
 	err := d.pipelinePgx(ctx, ps)

@@ -9,6 +9,7 @@ import (
 
 	"mirrorql/db"
 	"mirrorql/model"
+	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
 )
 
@@ -45,7 +46,7 @@ func TestPointLookupsCoalesced(t *testing.T) {
 	}
 	alone := openPool(t, db.Options{URL: url, PoolSize: 2, Prepare: true})
 	shared := openPool(t, db.Options{URL: url, PoolSize: 4, Prepare: true, Coalesce: 1})
-	rec := &db.StatementLog{}
+	rec := &stmtlog.Log{}
 	shared.Record(rec)
 	var mode string
 	if err := shared.Bun().QueryRowContext(ctx, "SHOW plan_cache_mode").Scan(&mode); err != nil || mode != "force_generic_plan" {

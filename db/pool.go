@@ -51,9 +51,9 @@ type Options struct {
 type DB struct {
 	bun     *bun.DB
 	health  *Health
-	size    int           // the pool's most open connections
-	prepare bool          // over pgx: prepare the fixed statements (pgx.QueryExecModeCacheStatement)
-	log     *StatementLog // nil but in tests and the benchmark's EXPLAIN
+	size    int      // the pool's most open connections
+	prepare bool     // over pgx: prepare the fixed statements (pgx.QueryExecModeCacheStatement)
+	log     Recorder // nil but in tests and the benchmark's EXPLAIN
 
 	bySequence  *coalescer[app.TopicSequence, *model.TopicMessage]
 	byTimestamp *coalescer[model.Timestamp, *model.TopicMessage]
@@ -207,9 +207,17 @@ func Wrap(b *bun.DB) *DB {
 // DefaultCoalesce is Options.Coalesce unless configured (MIRRORQL_DB_COALESCE).
 const DefaultCoalesce = 4
 
+// Recorder is told of every statement the query layer sends: bun's as a
+// query hook, and those sent over pgx directly, with their arguments, by
+// Sent (stmtlog.Log, for tests and the benchmark's EXPLAIN).
+type Recorder interface {
+	bun.QueryHook
+	Sent(sql string, args []any, unprepared bool)
+}
+
 // Record has every statement the query layer sends, with its arguments,
-// logged to l (tests count them and EXPLAIN them).
-func (d *DB) Record(l *StatementLog) {
+// told to l (tests count them and EXPLAIN them).
+func (d *DB) Record(l Recorder) {
 	d.bun.AddQueryHook(l)
 	d.log = l
 }

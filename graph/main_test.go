@@ -16,6 +16,7 @@ import (
 	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/graph"
+	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
 )
 
@@ -35,7 +36,7 @@ type env struct {
 	db      *db.DB
 	handler http.Handler
 	client  *client.Client
-	stmts   *db.StatementLog
+	stmts   *stmtlog.Log
 }
 
 func newEnv(t *testing.T, fixture string, o graph.Options) *env {
@@ -59,7 +60,7 @@ func newEnvWith(t *testing.T, layout, fixture string, r app.Rules, o graph.Optio
 			t.Fatalf("fixture: %v", err)
 		}
 	}
-	counter := &db.StatementLog{}
+	counter := &stmtlog.Log{}
 	if o.Now == nil {
 		o.Now = func() time.Time { return fixedNow }
 	}

@@ -14,6 +14,7 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/db"
+	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
 )
 
@@ -27,7 +28,7 @@ import (
 func TestPlansAnswerDatabaseErrors(t *testing.T) {
 	t.Parallel()
 	d, o := fixtureDBLayout(t, testdb.LayoutV1)
-	stmts := &db.StatementLog{}
+	stmts := &stmtlog.Log{}
 	d.Record(stmts)
 	plain, compiled := newAPI(app.New(db.NewStore(d), app.Rules{}), o, false, nil), newAPI(app.New(db.NewStore(d), app.Rules{}), o, true, nil)
 	bodies := []string{

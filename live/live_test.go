@@ -16,6 +16,7 @@ import (
 	"mirrorql/db"
 	"mirrorql/live"
 	"mirrorql/model"
+	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
 )
 
@@ -30,7 +31,7 @@ type fixture struct {
 	t       *testing.T
 	b       *bun.DB
 	d       *db.DB
-	rec     *db.StatementLog
+	rec     *stmtlog.Log
 	hub     *live.Hub
 	metrics *counters
 
@@ -45,7 +46,7 @@ type fixture struct {
 func newFixture(t *testing.T, o live.Options, polled func()) *fixture {
 	t.Helper()
 	_, b := testdb.New(t)
-	f := &fixture{t: t, b: b, d: db.Wrap(b), rec: &db.StatementLog{}, metrics: &counters{ended: map[string]int{}, polled: polled}}
+	f := &fixture{t: t, b: b, d: db.Wrap(b), rec: &stmtlog.Log{}, metrics: &counters{ended: map[string]int{}, polled: polled}}
 	f.d.Record(f.rec)
 	if o.PollInterval == 0 {
 		o.PollInterval = interval
@@ -115,7 +116,7 @@ func (f *fixture) waitPolls(n int, what string) {
 
 // statements counts the statements logged since the last look (they are
 // taken from the log) that match.
-func (f *fixture) statements(match func(db.Statement) bool) int {
+func (f *fixture) statements(match func(stmtlog.Statement) bool) int {
 	n := 0
 	for _, st := range f.rec.Take() {
 		if match(st) {
@@ -321,10 +322,12 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() boo
 func now() model.Timestamp { return model.Timestamp(time.Now().UnixNano()) }
 
 // isPoll: the statement is the live poll.
-func isPoll(st db.Statement) bool { return strings.HasPrefix(st.SQL, "WITH tx AS MATERIALIZED") }
+func isPoll(st stmtlog.Statement) bool { return strings.HasPrefix(st.SQL, "WITH tx AS MATERIALIZED") }
 
 // isGapFill: the statement reads a topic's messages by sequence number.
-func isGapFill(st db.Statement) bool { return strings.Contains(st.SQL, "ORDER BY sequence_number ASC") }
+func isGapFill(st stmtlog.Statement) bool {
+	return strings.Contains(st.SQL, "ORDER BY sequence_number ASC")
+}
 
 // TestHistoryThenLive: a subscription from the start of time gets the
 // topic's history, then its new messages (one at a time and several in one
@@ -657,7 +660,7 @@ func TestRateIndependentOfSubscribers(t *testing.T) {
 		// before its start, and the poller has polled twice since.
 		reads := 0
 		eventually(t, 10*time.Second, "the history reads", func() bool {
-			reads += f.statements(func(st db.Statement) bool { return !isPoll(st) })
+			reads += f.statements(func(st stmtlog.Statement) bool { return !isPoll(st) })
 			return reads >= 2*n
 		})
 		// On the v2 layout a read can take more than one statement (an
@@ -665,7 +668,7 @@ func TestRateIndependentOfSubscribers(t *testing.T) {
 		// a row with nothing else sent.
 		for quiet := 0; quiet < 2; {
 			f.waitPolls(1, "a poll after them")
-			if f.statements(func(st db.Statement) bool { return !isPoll(st) }) == 0 {
+			if f.statements(func(st stmtlog.Statement) bool { return !isPoll(st) }) == 0 {
 				quiet++
 			} else {
 				quiet = 0
@@ -674,7 +677,7 @@ func TestRateIndependentOfSubscribers(t *testing.T) {
 		return f
 	}
 	one, many := settle(1), settle(200)
-	count := func(n int, stmts []db.Statement) int {
+	count := func(n int, stmts []stmtlog.Statement) int {
 		for _, st := range stmts {
 			if !isPoll(st) {
 				t.Errorf("%d subscriptions: a statement other than the poll: %s", n, st.SQL)

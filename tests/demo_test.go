@@ -20,7 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"mirrorql/db/pgcluster"
+	"mirrorql/pgcluster"
 	"mirrorql/tests/testdb"
 )
 

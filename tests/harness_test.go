@@ -21,7 +21,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"mirrorql/db"
-	"mirrorql/db/pgcluster"
+	"mirrorql/pgcluster"
 	"mirrorql/tests/apispec"
 	"mirrorql/tests/testdb"
 )

@@ -16,7 +16,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"mirrorql/db"
-	"mirrorql/db/pgcluster"
+	"mirrorql/pgcluster"
 	"mirrorql/tests/testdb"
 )
 

@@ -22,7 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
 
-	"mirrorql/db/pgcluster"
+	"mirrorql/pgcluster"
 	"mirrorql/tests/testdb"
 )
 

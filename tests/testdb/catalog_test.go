@@ -81,7 +81,7 @@ func listing(t *testing.T, name string) []string {
 // benchmarks build are the importer's own, column for column (type, domain
 // or enum, nullability, default), key and index for index, partition key,
 // partitions closed and monthly: db.Migrate's as V1's chain makes them,
-// db.CreateV2's as v2's does. Whatever the layout a test asks for.
+// fixture.CreateV2's as v2's does. Whatever the layout a test asks for.
 func TestFixtureIsUpstreamSchema(t *testing.T) {
 	// Where a listing may differ: PostgreSQL 18 lists each NOT NULL as a
 	// constraint too (the listings were made on 15; the columns' lines say

@@ -4,7 +4,7 @@
 // The schema has one of the mirror node's two layouts
 // (docs/reference/v2-layout.md), chosen by MIRRORQL_TEST_LAYOUT: v1 (the default, plain
 // tables, db.Migrate) or v2 (the importer's v2 schema, topic_message and
-// transaction partitioned by month, db.CreateV2), so that one suite checks
+// transaction partitioned by month, fixture.CreateV2), so that one suite checks
 // the service on both. `make test` runs the packages that use testdb once per
 // layout. The v2 variants a reader meets (Variants: a DEFAULT partition, the
 // lookup empty, months missing or detached, Citus) are layouts too.
@@ -41,7 +41,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"mirrorql/db"
-	"mirrorql/db/pgcluster"
+	"mirrorql/fixture"
+	"mirrorql/pgcluster"
 )
 
 // EnvURL names the variable that points the tests at a given server.
@@ -60,7 +61,7 @@ const EnvLayout = "MIRRORQL_TEST_LAYOUT"
 // The layouts New and NewLayout build; Variants lists v2's others.
 const (
 	LayoutV1 = "v1" // db.Migrate: plain tables, as docs/reference/schema.md describes
-	LayoutV2 = "v2" // db.CreateV2: the importer's v2 schema, monthly partitions, lookup kept
+	LayoutV2 = "v2" // fixture.CreateV2: the importer's v2 schema, monthly partitions, lookup kept
 )
 
 // Variant is a v2 layout: the importer's, or one a reader meets beside it.
@@ -68,7 +69,7 @@ const (
 type Variant struct {
 	Name string
 	// Options changes the importer's layout (V2Options) into the variant's.
-	Options func(*db.V2Options)
+	Options func(*fixture.V2Options)
 	// Detached are months whose partitions Settle detaches once the rows
 	// are written, as an operator archiving them does.
 	Detached []time.Time
@@ -81,13 +82,13 @@ func month(y int, m time.Month) time.Time { return time.Date(y, m, 1, 0, 0, 0, 0
 // partitions in every one, but for the months detached.
 func Variants() []Variant {
 	return []Variant{
-		{Name: LayoutV2, Options: func(*db.V2Options) {}},
-		{Name: "v2-default", Options: func(o *db.V2Options) { o.Default = true }},
-		{Name: "v2-no-lookup", Options: func(o *db.V2Options) { o.KeepLookup = false }},
-		{Name: "v2-missing-months", Options: func(o *db.V2Options) {
+		{Name: LayoutV2, Options: func(*fixture.V2Options) {}},
+		{Name: "v2-default", Options: func(o *fixture.V2Options) { o.Default = true }},
+		{Name: "v2-no-lookup", Options: func(o *fixture.V2Options) { o.KeepLookup = false }},
+		{Name: "v2-missing-months", Options: func(o *fixture.V2Options) {
 			o.Missing = []time.Time{month(2023, 9), month(2024, 2), month(2024, 3)}
 		}, Detached: []time.Time{month(2023, 11)}},
-		{Name: "v2-citus", Options: func(o *db.V2Options) { o.Citus = true }},
+		{Name: "v2-citus", Options: func(o *fixture.V2Options) { o.Citus = true }},
 	}
 }
 
@@ -105,8 +106,8 @@ func variant(name string) (Variant, bool) {
 // monthly ones, from 2009-01 rather than its default 2019-09 (its
 // partitionStartDate), so that the recorded cases' 2009 rows have a home,
 // to a year from now.
-func v2Options() db.V2Options {
-	o := db.DefaultV2Options()
+func v2Options() fixture.V2Options {
+	o := fixture.DefaultV2Options()
 	o.From = month(2009, 1)
 	return o
 }
@@ -118,7 +119,7 @@ func (v Variant) Settle(tb testing.TB, v2, ref *bun.DB) {
 	tb.Helper()
 	ctx := context.Background()
 	for _, m := range v.Detached {
-		if err := db.DetachPartition(ctx, v2, m); err != nil {
+		if err := fixture.DetachPartition(ctx, v2, m); err != nil {
 			tb.Fatalf("testdb: %s: %v", v.Name, err)
 		}
 		from, to := m.UnixNano(), m.AddDate(0, 1, 0).UnixNano()
@@ -142,7 +143,7 @@ var (
 	cluster *pgcluster.Cluster
 	admin   *sql.DB
 
-	// Each v2 layout, built once per test binary with db.CreateV2 in a
+	// Each v2 layout, built once per test binary with fixture.CreateV2 in a
 	// database of its own, which NewLayout then copies (CREATE DATABASE …
 	// TEMPLATE): CreateV2 creates some 450 partitions with their indexes in
 	// one transaction, thousands of locks, and a few of those side by side
@@ -291,7 +292,7 @@ func templateDB(tb testing.TB, v Variant) string {
 		defer d.Close()
 		o := v2Options()
 		v.Options(&o)
-		if err := db.CreateV2(ctx, d.Bun(), o); err != nil {
+		if err := fixture.CreateV2(ctx, d.Bun(), o); err != nil {
 			tpl.err = fmt.Errorf("%s layout: %w", v.Name, err)
 		}
 	})

@@ -19,7 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"mirrorql/db"
-	"mirrorql/db/pgcluster"
+	"mirrorql/pgcluster"
 )
 
 func TestMain(m *testing.M) { Main(m) }

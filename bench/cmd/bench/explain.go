@@ -9,9 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/app"
-	"mirrorql/db"
-	"mirrorql/db/explain"
+	"mirrorql/explain"
 	"mirrorql/model"
+	"mirrorql/stmtlog"
 )
 
 // plan is the EXPLAIN (ANALYZE, BUFFERS) of one statement a route sent.
@@ -34,7 +34,7 @@ func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 	o := d.opts
 	hot := o.TopicMessages(0)
 	var out []plan
-	explainSent := func(route, path string, stmts []db.Statement) error {
+	explainSent := func(route, path string, stmts []stmtlog.Statement) error {
 		for i, stmt := range stmts {
 			conn, err := qdb.Bun().DB.Conn(ctx)
 			if err != nil {
@@ -164,7 +164,7 @@ const messageColumns = "consensus_timestamp, message, running_hash, sequence_num
 
 // statementText is a statement as the report shows it: its text, then the
 // values of its parameters.
-func statementText(st db.Statement) string {
+func statementText(st stmtlog.Statement) string {
 	if len(st.Args) == 0 {
 		return st.SQL
 	}

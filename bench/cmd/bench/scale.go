@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/db"
+	"mirrorql/fixture"
 	"mirrorql/seed"
 )
 
@@ -277,7 +278,7 @@ func loadScaleSet(ctx context.Context, admin *pgx.Conn, s *scaleSet) error {
 	}
 	defer qdb.Close()
 	if s.spec.Layout == "v2" {
-		err = db.CreateV2(ctx, qdb.Bun(), db.V2Options{From: s.spec.firstMonth(), Through: s.spec.lastMonth()})
+		err = fixture.CreateV2(ctx, qdb.Bun(), fixture.V2Options{From: s.spec.firstMonth(), Through: s.spec.lastMonth()})
 	} else {
 		err = db.Migrate(ctx, qdb.Bun())
 	}
@@ -321,7 +322,7 @@ func loadScaleSet(ctx context.Context, admin *pgx.Conn, s *scaleSet) error {
 			return err
 		}
 		if _, err := bc.ExecContext(ctx, "set work_mem = '256MB'"); err == nil {
-			err = db.RebuildLookup(ctx, bc)
+			err = fixture.RebuildLookup(ctx, bc)
 		}
 		bc.Close()
 		if err != nil {

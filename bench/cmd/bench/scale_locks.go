@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mirrorql/db"
+	"mirrorql/stmtlog"
 )
 
 // parentRoute names the reference statement of scaleLocks in the table.
@@ -46,7 +46,7 @@ func scaleLocks(ctx context.Context, s *scaleSet) ([]statementLocks, error) {
 	// to one partition at execution, after it has locked every partition
 	hot := s.plan.topics[0]
 	paths = append(paths, routePath{route: parentRoute})
-	sent = append(sent, []db.Statement{{SQL: "select message from topic_message where topic_id = $1 and consensus_timestamp = $2",
+	sent = append(sent, []stmtlog.Statement{{SQL: "select message from topic_message where topic_id = $1 and consensus_timestamp = $2",
 		Args: []any{hot.id, s.plan.ts(0, hot.n/2)}}})
 	c, err := pgx.Connect(ctx, s.d.url)
 	if err != nil {

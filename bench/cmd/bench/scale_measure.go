@@ -16,9 +16,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mirrorql/db"
-	"mirrorql/db/explain"
+	"mirrorql/explain"
 	"mirrorql/model"
+	"mirrorql/stmtlog"
 )
 
 const (
@@ -612,7 +612,7 @@ func livePollFigures(ctx context.Context, adminURL string, s *scaleSet, n int) s
 	}
 	// The second poll's statement: the first finds the ledger's head, from
 	// which a v2 poll looks for the next.
-	var sent []db.Statement
+	var sent []stmtlog.Statement
 	for range 2 {
 		rec.Take()
 		if _, err := qdb.LivePoll(ctx, model.Timestamp(head-int64(10*time.Minute)), topics, 5000); err != nil {

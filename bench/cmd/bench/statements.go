@@ -19,6 +19,7 @@ import (
 	"mirrorql/bench/handler"
 	"mirrorql/config"
 	"mirrorql/db"
+	"mirrorql/stmtlog"
 )
 
 // A route can serve no more requests a second than PostgreSQL serves its
@@ -45,7 +46,7 @@ type statementFloor struct {
 
 // recordingDB is a one-connection query layer on d, as the service's
 // (prepared statements over pgx), that records the statements it sends.
-func recordingDB(d *dataset) (*db.DB, *db.StatementLog, error) {
+func recordingDB(d *dataset) (*db.DB, *stmtlog.Log, error) {
 	qdb, err := db.Open(db.Options{URL: d.url, Prepare: true, PoolSize: 1})
 	if err != nil {
 		return nil, nil, err
@@ -56,7 +57,7 @@ func recordingDB(d *dataset) (*db.DB, *db.StatementLog, error) {
 		qdb.Close()
 		return nil, nil, err
 	}
-	rec := &db.StatementLog{}
+	rec := &stmtlog.Log{}
 	qdb.Record(rec)
 	return qdb, rec, nil
 }
@@ -64,10 +65,10 @@ func recordingDB(d *dataset) (*db.DB, *db.StatementLog, error) {
 // sentStatements serves one request per path through the service's handler
 // in process and returns the statements each sent, in order.
 // qdb records its statements in rec.
-func sentStatements(ctx context.Context, qdb *db.DB, rec *db.StatementLog, paths []routePath) ([][]db.Statement, error) {
+func sentStatements(ctx context.Context, qdb *db.DB, rec *stmtlog.Log, paths []routePath) ([][]stmtlog.Statement, error) {
 	cached := handler.New(qdb, nil)
 	var uncached *echo.Echo
-	out := make([][]db.Statement, len(paths))
+	out := make([][]stmtlog.Statement, len(paths))
 	for i, p := range paths {
 		e := cached
 		if p.uncached {
@@ -155,7 +156,7 @@ func statementFloors(ctx context.Context, d *dataset, conns int, dur time.Durati
 	keyDraw := fmt.Sprintf("\\set i random(1, %d)", hot)
 	first := o.FirstScheduleNum()
 	// Per route: the script of the statements it sent.
-	scripts := map[string]func([]db.Statement) (string, error){
+	scripts := map[string]func([]stmtlog.Statement) (string, error){
 		"by-sequence":  oneDrawn(2, byKey("seq"), keyDraw),
 		"by-timestamp": oneDrawn(1, byKey("ts"), keyDraw),
 		"list-25":      oneDrawn(1, ":topic", fmt.Sprintf("\\set topic random(%d, %d)", o.TopicID(0), o.TopicID(o.Topics-1))),
@@ -187,8 +188,8 @@ func statementFloors(ctx context.Context, d *dataset, conns int, dur time.Durati
 
 // oneDrawn is the script of a route that sends one statement, its
 // parameter param drawn by draw as expr.
-func oneDrawn(param int, expr, draw string) func([]db.Statement) (string, error) {
-	return func(sent []db.Statement) (string, error) {
+func oneDrawn(param int, expr, draw string) func([]stmtlog.Statement) (string, error) {
+	return func(sent []stmtlog.Statement) (string, error) {
 		if len(sent) != 1 {
 			return "", fmt.Errorf("%d statements sent, not 1", len(sent))
 		}
@@ -198,7 +199,7 @@ func oneDrawn(param int, expr, draw string) func([]db.Statement) (string, error)
 }
 
 // literalScript is the statements as they were sent, values and all.
-func literalScript(sent []db.Statement) (string, error) {
+func literalScript(sent []stmtlog.Statement) (string, error) {
 	var lines []string
 	for _, st := range sent {
 		sql, err := pgbenchSQL(st, 0, "")
@@ -214,8 +215,8 @@ func literalScript(sent []db.Statement) (string, error) {
 // range's start, parameter 1) and the signatures of the page, whose ids
 // (the array, parameter 1) are written as :n plus their offsets from the
 // start the page was sent with (the seed's schedule ids are consecutive).
-func schedulesScript(draw string) func([]db.Statement) (string, error) {
-	return func(sent []db.Statement) (string, error) {
+func schedulesScript(draw string) func([]stmtlog.Statement) (string, error) {
+	return func(sent []stmtlog.Statement) (string, error) {
 		if len(sent) != 2 || len(sent[0].Args) == 0 || len(sent[1].Args) != 1 {
 			return "", fmt.Errorf("want the page and its signatures, two fixed statements; sent %d", len(sent))
 		}
@@ -249,7 +250,7 @@ var paramRE = regexp.MustCompile(`\$(\d+)`)
 
 // pgbenchSQL is st's SQL with parameter vary written as expr and the others
 // as literals of the values st was sent with.
-func pgbenchSQL(st db.Statement, vary int, expr string) (string, error) {
+func pgbenchSQL(st stmtlog.Statement, vary int, expr string) (string, error) {
 	var err error
 	sql := paramRE.ReplaceAllStringFunc(st.SQL, func(m string) string {
 		k, _ := strconv.Atoi(m[1:])

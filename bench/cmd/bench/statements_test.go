@@ -3,30 +3,30 @@ package main
 import (
 	"testing"
 
-	"mirrorql/db"
 	"mirrorql/model"
+	"mirrorql/stmtlog"
 )
 
 func TestPgbenchSQL(t *testing.T) {
 	tests := []struct {
 		name string
-		st   db.Statement
+		st   stmtlog.Statement
 		vary int
 		expr string
 		want string
 		err  bool
 	}{
-		{"list", db.Statement{
+		{"list", stmtlog.Statement{
 			SQL:  "SELECT a FROM t WHERE topic_id = $1 AND s BETWEEN $2 AND $3 AND s <> ALL ($4::bigint[]) LIMIT $5",
 			Args: []any{model.EntityID(2001), int64(7), int64(9223372036854775807), "{}", 100},
 		}, 2, ":lo", "SELECT a FROM t WHERE topic_id = 2001 AND s BETWEEN :lo AND 9223372036854775807 AND s <> ALL ('{}'::bigint[]) LIMIT 100;", false},
-		{"ten parameters are not the first", db.Statement{
+		{"ten parameters are not the first", stmtlog.Statement{
 			SQL:  "SELECT $1, $10",
 			Args: []any{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
 		}, 10, ":x", "SELECT 1, :x;", false},
-		{"quotes", db.Statement{SQL: "SELECT $1", Args: []any{"it's"}}, 0, "", "SELECT 'it''s';", false},
-		{"a value missing", db.Statement{SQL: "SELECT $2", Args: []any{1}}, 0, "", "", true},
-		{"a value with no literal", db.Statement{SQL: "SELECT $1", Args: []any{1.5}}, 0, "", "", true},
+		{"quotes", stmtlog.Statement{SQL: "SELECT $1", Args: []any{"it's"}}, 0, "", "SELECT 'it''s';", false},
+		{"a value missing", stmtlog.Statement{SQL: "SELECT $2", Args: []any{1}}, 0, "", "", true},
+		{"a value with no literal", stmtlog.Statement{SQL: "SELECT $1", Args: []any{1.5}}, 0, "", "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,7 +45,7 @@ func TestPgbenchSQL(t *testing.T) {
 }
 
 func TestSchedulesScript(t *testing.T) {
-	sent := []db.Statement{
+	sent := []stmtlog.Statement{
 		{SQL: "SELECT a FROM schedule WHERE id BETWEEN $1 AND $2 AND id <> ALL ($3::bigint[]) LIMIT $4",
 			Args: []any{int64(100), int64(9223372036854775807), "{}", int64(25)}},
 		{SQL: "SELECT b FROM sig WHERE entity_id = ANY ($1::bigint[])", Args: []any{"{100,101,103}"}},
@@ -63,7 +63,7 @@ func TestSchedulesScript(t *testing.T) {
 }
 
 func TestLiteralScript(t *testing.T) {
-	got, err := literalScript([]db.Statement{{SQL: "SELECT 1 FROM t WHERE id IN (5)"},
+	got, err := literalScript([]stmtlog.Statement{{SQL: "SELECT 1 FROM t WHERE id IN (5)"},
 		{SQL: "SELECT $1, $2::bigint[]", Args: []any{int64(7), "{1,2}"}}})
 	want := "SELECT 1 FROM t WHERE id IN (5);\nSELECT 7, '{1,2}'::bigint[];"
 	if err != nil || got != want {

@@ -1,5 +1,5 @@
 // Package explain shows the plans of the statements the query layer sends
-// (db.StatementLog), for the index tests and the benchmark report. It is a
+// (stmtlog.Log), for the index tests and the benchmark report. It is a
 // diagnostic: nothing a request reaches calls it.
 package explain
 
@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"mirrorql/db"
+	"mirrorql/stmtlog"
 )
 
 // Plan is the text of EXPLAIN (options) for st on conn, one line per plan
@@ -18,7 +18,7 @@ import (
 // with its generic plan, the one the service's prepared statements use
 // (db: plan_cache_mode = force_generic_plan), or, for one the service never
 // prepares, with the plan for its values.
-func Plan(ctx context.Context, conn *sql.Conn, st db.Statement, options string) (string, error) {
+func Plan(ctx context.Context, conn *sql.Conn, st stmtlog.Statement, options string) (string, error) {
 	explain := "EXPLAIN "
 	if options != "" {
 		explain += "(" + options + ") "

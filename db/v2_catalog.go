@@ -61,16 +61,6 @@ func (s *partitionSet) at(ts int64) *partition {
 // bounds, [0, 0), hold none: a statement within them finds nothing.
 func wholeTable() *partition { return &partition{lo: math.MinInt64, hi: math.MaxInt64} }
 
-// partitioned is what the query layer knows of a v2 database: its layout,
-// its partitions, and each topic's partitions (topic maps), learned once.
-type partitioned struct {
-	layout       Layout
-	messages     partitionSet
-	transactions partitionSet
-
-	maps mapStore // each topic's windows (topicmap.go)
-}
-
 // partitionsSQL lists a table's partitions with their bounds and storage.
 const partitionsSQL = "SELECT n.nspname::text, c.relname::text, coalesce(pg_get_expr(c.relpartbound, c.oid), ''), " +
 	"coalesce(pg_relation_filenode(c.oid), 0)::bigint, pg_relation_size(c.oid) = 0 " +
@@ -150,8 +140,8 @@ func (d *DB) loadPartitionSet(ctx context.Context, table string, partitioned boo
 }
 
 // loadPartitions reads the catalog of a v2 database.
-func (d *DB) loadPartitions(ctx context.Context, l Layout) (*partitioned, error) {
-	p := &partitioned{layout: l}
+func (d *DB) loadPartitions(ctx context.Context, l Layout) (*v2Reader, error) {
+	p := &v2Reader{d: d, l: l}
 	var err error
 	if p.messages, err = d.loadPartitionSet(ctx, "topic_message", l.MessagesPartitioned); err != nil {
 		return nil, err
@@ -164,25 +154,30 @@ func (d *DB) loadPartitions(ctx context.Context, l Layout) (*partitioned, error)
 
 // sameCatalog: q has the same layout and the same partitions as p (names,
 // bounds, storage and whether they were ever written).
-func (p *partitioned) sameCatalog(q *partitioned) bool {
-	return p.layout == q.layout && slices.Equal(p.messages.parts, q.messages.parts) &&
+func (p *v2Reader) sameCatalog(q *v2Reader) bool {
+	return p.l == q.l && slices.Equal(p.messages.parts, q.messages.parts) &&
 		slices.Equal(p.transactions.parts, q.transactions.parts)
 }
 
 // relearn reads the catalog again (a partition was added, detached or
 // truncated): the topic maps start afresh with it. Concurrent calls share
 // one reading.
-func (d *DB) relearn(ctx context.Context, seen *partitioned) (*partitioned, error) {
+func (p *v2Reader) relearn(ctx context.Context) (*v2Reader, error) {
+	d := p.d
 	d.relearnMu.Lock()
 	defer d.relearnMu.Unlock()
-	if cur := d.parts.Load(); cur != seen {
-		return cur, nil // someone else read it meanwhile
+	if cur := d.readers.Load(); cur != nil && cur.reader != reader(p) {
+		if next, ok := cur.reader.(*v2Reader); ok {
+			return next, nil // someone else read it meanwhile
+		}
+		// LearnLayout found the v1 layout meanwhile: finish on its empty catalog
+		return &v2Reader{d: d, l: cur.layout()}, nil
 	}
-	next, err := d.loadPartitions(ctx, seen.layout)
+	next, err := d.loadPartitions(ctx, p.l)
 	if err != nil {
 		return nil, err
 	}
-	d.parts.Store(next)
+	d.readers.Store(&readerOf{next})
 	return next, nil
 }
 

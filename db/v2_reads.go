@@ -14,28 +14,6 @@ import (
 	"mirrorql/model"
 )
 
-// The questions on the v2 layout. Each reads the windows of the topic's map
-// (topicmap.go) in the order of the answer and stops once it has its rows:
-// a partition the map names is read within its bounds (partition.within),
-// constants in a prepared statement whose generic plan holds that partition
-// alone; the rest is read from the parent table with bounds given as
-// parameters, planned for them, so that PostgreSQL prunes every partition
-// outside them before it opens any. Every statement
-// filters topic_message on its topic (the distribution column on Citus) and
-// reads transaction apart from topic_message (not co-located on Citus).
-
-// v2 is the partition catalog when the database has the v2 layout (or runs
-// Citus, whose multi-shard statements the v1 batches would be); nil
-// otherwise (v1, or before LearnLayout). On Citus without partitions every
-// read is one topic's, from the tables themselves.
-func (d *DB) v2() *partitioned {
-	p := d.parts.Load()
-	if p == nil || !(p.layout.Partitioned() || p.layout.Citus) {
-		return nil
-	}
-	return p
-}
-
 // checkSQL is what a page read in a partition also returns: its filenode.
 // One other than the catalog's means the table was truncated (a reset)
 // since the catalog and the topic maps were learned. The statements read the
@@ -137,12 +115,12 @@ var errStale = fmt.Errorf("partition catalog is stale")
 // fresh runs read on the catalog, and again on a catalog read anew when
 // the database changed under it (a partition truncated, detached or
 // dropped): twice at most.
-func fresh[T any](ctx context.Context, d *DB, p *partitioned, read func(*partitioned) (T, error)) (T, error) {
+func fresh[T any](ctx context.Context, p *v2Reader, read func(*v2Reader) (T, error)) (T, error) {
 	for attempt := 0; ; attempt++ {
 		v, err := read(p)
 		if (err == errStale || isUndefinedTable(err)) && attempt < 2 {
-			d.counters.add(whyStale, 1)
-			if p, err = d.relearn(ctx, p); err != nil {
+			p.d.counters.add(whyStale, 1)
+			if p, err = p.relearn(ctx); err != nil {
 				return v, err
 			}
 			continue
@@ -151,12 +129,12 @@ func fresh[T any](ctx context.Context, d *DB, p *partitioned, read func(*partiti
 	}
 }
 
-// pageV2 is MessagesOfTopic on the v2 layout.
-func (d *DB) pageV2(ctx context.Context, p *partitioned, f app.MessageFilter) ([]model.TopicMessage, error) {
-	return fresh(ctx, d, p, func(p *partitioned) ([]model.TopicMessage, error) { return d.pageWindows(ctx, p, f) })
+// page is MessagesOfTopic on the v2 layout.
+func (p *v2Reader) page(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
+	return fresh(ctx, p, func(p *v2Reader) ([]model.TopicMessage, error) { return p.pageWindows(ctx, f) })
 }
 
-func (d *DB) pageWindows(ctx context.Context, p *partitioned, f app.MessageFilter) ([]model.TopicMessage, error) {
+func (p *v2Reader) pageWindows(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
 	seq, ts, ok := filterRanges(&f)
 	if !ok || f.Limit <= 0 {
 		return []model.TopicMessage{}, nil
@@ -168,7 +146,7 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f app.MessageFilte
 	case len(f.SequenceNumber) == 0:
 		shape = shapeTimestamp
 	}
-	ws, err := d.topicWindows(ctx, p, int64(f.TopicID))
+	ws, err := p.topicWindows(ctx, int64(f.TopicID))
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +189,7 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f app.MessageFilte
 			// Several windows too small to fill the page alone (a sparse
 			// topic): one statement for them all (runSQL).
 			var found bool
-			if out, found, err = d.pageRun(ctx, todo[:run], parts, shape, desc, args, out); err != nil {
+			if out, found, err = p.pageRun(ctx, todo[:run], parts, shape, desc, args, out); err != nil {
 				return nil, err
 			}
 			if len(out) > f.Limit {
@@ -226,7 +204,7 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f app.MessageFilte
 			before := len(out)
 			part := parts[w.part]
 			lastPart = int(w.part)
-			err = d.query(ctx, func(rows rowSource) (err error) {
+			err = p.d.query(ctx, func(rows rowSource) (err error) {
 				out, err = scanMessageRows(rows, out, []any{&check}, nil)
 				return err
 			}, sliceSQL(shape, desc, &part), args...)
@@ -240,14 +218,14 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f app.MessageFilte
 			todo = todo[1:]
 			before := len(out)
 			args = append(args, w.lo, w.hi)
-			err = d.queryPlanned(ctx, func(rows rowSource) (err error) {
+			err = p.d.queryPlanned(ctx, func(rows rowSource) (err error) {
 				out, err = scanMessageRows(rows, out, []any{new(int64)}, nil)
 				return err
 			}, sliceSQL(shape, desc, wholeTable()), args...)
 			if w.why != whyTail {
-				d.counters.add(w.why, 1) // the map could not vouch for this stretch
+				p.d.counters.add(w.why, 1) // the map could not vouch for this stretch
 			} else if len(out) > before {
-				d.counters.add(whyTail, 1)
+				p.d.counters.add(whyTail, 1)
 				p.forget(int64(f.TopicID)) // the map is behind: learn it again next time
 			}
 		}
@@ -259,7 +237,7 @@ func (d *DB) pageWindows(ctx context.Context, p *partitioned, f app.MessageFilte
 		// Nothing read by a partition's name vouched that the map is
 		// current, and an incomplete page may be missing what a stale
 		// map sent nowhere: check the catalog against the database.
-		if err := d.checkCatalog(ctx, p, lastPart); err != nil {
+		if err := p.checkCatalog(ctx, lastPart); err != nil {
 			return nil, err
 		}
 	}
@@ -323,7 +301,7 @@ func runSQL(shape pageShape, desc bool, block partition) string {
 // their rows to out in the page's order, up to the page's remaining rows.
 // Rows read in a partition whose storage is not the catalog's (a reset) are
 // errStale, as on a read of one partition; found tells whether it read any.
-func (d *DB) pageRun(ctx context.Context, run []window, parts []partition, shape pageShape, desc bool, args []any, out []model.TopicMessage) (_ []model.TopicMessage, found bool, err error) {
+func (p *v2Reader) pageRun(ctx context.Context, run []window, parts []partition, shape pageShape, desc bool, args []any, out []model.TopicMessage) (_ []model.TopicMessage, found bool, err error) {
 	lo, hi := run[0].lo, run[0].hi
 	for _, w := range run[1:] {
 		lo, hi = min(lo, w.lo), max(hi, w.hi)
@@ -336,7 +314,7 @@ func (d *DB) pageRun(ctx context.Context, run []window, parts []partition, shape
 		out, err = scanMessageRows(rows, out, []any{&check}, nil)
 		return err
 	}
-	if err := d.query(ctx, read, runSQL(shape, desc, (&partitionSet{parts: parts}).blockOf(lo, hi)), args...); err != nil {
+	if err := p.d.query(ctx, read, runSQL(shape, desc, (&partitionSet{parts: parts}).blockOf(lo, hi)), args...); err != nil {
 		return out, false, err
 	}
 	if len(out) > before && check != first.filenode {
@@ -431,7 +409,7 @@ func runOf(todo []window, remaining int64) int {
 
 // checkCatalog is errStale when the partition (the first one when part < 0)
 // was truncated or detached since the catalog was read.
-func (d *DB) checkCatalog(ctx context.Context, p *partitioned, part int) error {
+func (p *v2Reader) checkCatalog(ctx context.Context, part int) error {
 	parts := p.messages.parts
 	if len(parts) == 0 {
 		return nil
@@ -448,7 +426,7 @@ func (d *DB) checkCatalog(ctx context.Context, p *partitioned, part int) error {
 		}
 		return rows.Err()
 	}
-	if err := d.query(ctx, read, checkPartitionSQL, parts[part].name); err != nil {
+	if err := p.d.query(ctx, read, checkPartitionSQL, parts[part].name); err != nil {
 		return err
 	}
 	if check != parts[part].filenode {
@@ -457,20 +435,20 @@ func (d *DB) checkCatalog(ctx context.Context, p *partitioned, part int) error {
 	return nil
 }
 
-// messageBySequenceV2 is the message of that one sequence number: read
+// messageBySequence is the message of that one sequence number: read
 // from the one partition the topic's map names for it; and where the map
 // names none or several, or that read did not find exactly one row in an
 // unchanged partition, the page of that sequence number decides (it learns,
 // checks and falls back as every page does).
-func (d *DB) messageBySequenceV2(ctx context.Context, p *partitioned, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
-	part, err := d.partitionOfSequence(ctx, p, topic, seq)
+func (p *v2Reader) messageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
+	part, err := p.partitionOfSequence(ctx, topic, seq)
 	if err != nil {
 		return nil, err
 	}
 	if part >= 0 {
 		pt := &p.messages.parts[part]
 		ms := make([]model.TopicMessage, 0, 2)
-		err := d.query(ctx, func(rows rowSource) (err error) {
+		err := p.d.query(ctx, func(rows rowSource) (err error) {
 			ms, err = scanMessageRows(rows, ms, nil, nil)
 			return err
 		}, bySequenceOneSQL(pt), int64(topic), seq)
@@ -481,7 +459,7 @@ func (d *DB) messageBySequenceV2(ctx context.Context, p *partitioned, topic mode
 			return &ms[0], nil
 		}
 	}
-	rows, err := d.pageV2(ctx, p, app.MessageFilter{TopicID: topic, Limit: 2,
+	rows, err := p.page(ctx, app.MessageFilter{TopicID: topic, Limit: 2,
 		SequenceNumber: []model.Condition[int64]{{Op: model.OpEq, Value: seq}}})
 	if err != nil {
 		return nil, err
@@ -495,8 +473,8 @@ func (d *DB) messageBySequenceV2(ctx context.Context, p *partitioned, topic mode
 // partitionOfSequence is the partition the topic's map names for the
 // sequence number: the index of the one window by name that can hold it,
 // -1 when none or several can.
-func (d *DB) partitionOfSequence(ctx context.Context, p *partitioned, topic model.EntityID, seq int64) (int, error) {
-	ws, err := d.topicWindows(ctx, p, int64(topic))
+func (p *v2Reader) partitionOfSequence(ctx context.Context, topic model.EntityID, seq int64) (int, error) {
+	ws, err := p.topicWindows(ctx, int64(topic))
 	if err != nil {
 		return -1, err
 	}
@@ -528,12 +506,12 @@ func byTimestampV2SQL(tx, msg *partition) string {
 
 var byTimestampTexts texts[[2]string] // the transaction and topic_message partitions
 
-// messageByTimestampV2 is MessageByTimestamp on the v2 layout.
-func (d *DB) messageByTimestampV2(ctx context.Context, p *partitioned, ts model.Timestamp) (*model.TopicMessage, error) {
-	if p.layout.Citus {
-		return d.messageByTimestampCitus(ctx, p, ts)
+// messageByTimestamp is MessageByTimestamp on the v2 layout.
+func (p *v2Reader) messageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
+	if p.l.Citus {
+		return p.messageByTimestampCitus(ctx, ts)
 	}
-	return fresh(ctx, d, p, func(p *partitioned) (*model.TopicMessage, error) {
+	return fresh(ctx, p, func(p *v2Reader) (*model.TopicMessage, error) {
 		tx, msg := p.transactions.at(int64(ts)), p.messages.at(int64(ts))
 		ms := make([]model.TopicMessage, 0, 2)
 		read := func(rows rowSource) (err error) {
@@ -543,9 +521,9 @@ func (d *DB) messageByTimestampV2(ctx context.Context, p *partitioned, ts model.
 		var err error
 		if tx.name == "" || msg.name == "" {
 			// bounded by its constant: pruned when planned
-			err = d.queryPlanned(ctx, read, byTimestampV2SQL(tx, msg), int64(ts))
+			err = p.d.queryPlanned(ctx, read, byTimestampV2SQL(tx, msg), int64(ts))
 		} else {
-			err = d.query(ctx, read, byTimestampV2SQL(tx, msg), int64(ts))
+			err = p.d.query(ctx, read, byTimestampV2SQL(tx, msg), int64(ts))
 		}
 		switch {
 		case err != nil:
@@ -557,15 +535,15 @@ func (d *DB) messageByTimestampV2(ctx context.Context, p *partitioned, ts model.
 	})
 }
 
-// messagesByTimestampV2 is MessagesByTimestamp on the v2 layout: a
+// messagesByTimestamp is MessagesByTimestamp on the v2 layout: a
 // statement per timestamp within the partitions that hold it, pipelined; a
 // time no partition holds, and every time on Citus (two statements each),
 // are looked up one by one.
-func (d *DB) messagesByTimestampV2(ctx context.Context, p *partitioned, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
+func (p *v2Reader) messagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
 	one := func(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-		return d.messageByTimestampV2(ctx, p, ts)
+		return p.messageByTimestamp(ctx, ts)
 	}
-	if len(stamps) < 2 || p.layout.Citus {
+	if len(stamps) < 2 || p.l.Citus {
 		return batchV2(ctx, stamps, one)
 	}
 	var rest, inPipe []model.Timestamp
@@ -591,7 +569,7 @@ func (d *DB) messagesByTimestampV2(ctx context.Context, p *partitioned, stamps [
 				return err
 			}})
 	}
-	if err := d.pipeline(ctx, ps); err != nil {
+	if err := p.d.pipeline(ctx, ps); err != nil {
 		return nil, err
 	}
 	out := make(map[model.Timestamp]*model.TopicMessage, len(stamps))
@@ -624,7 +602,7 @@ func submitTopicV2SQL(tx *partition) string {
 // messageByTimestampCitus is MessageByTimestamp as the mirror node's REST
 // reads it on Citus: the submit transaction first, then the message of its
 // topic, a statement routed to that topic's shard.
-func (d *DB) messageByTimestampCitus(ctx context.Context, p *partitioned, ts model.Timestamp) (*model.TopicMessage, error) {
+func (p *v2Reader) messageByTimestampCitus(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
 	var topics []int64
 	read := func(rows rowSource) error {
 		for rows.Next() {
@@ -639,9 +617,9 @@ func (d *DB) messageByTimestampCitus(ctx context.Context, p *partitioned, ts mod
 	tx := p.transactions.at(int64(ts))
 	var err error
 	if tx.name == "" {
-		err = d.queryPlanned(ctx, read, submitTopicV2SQL(tx), int64(ts))
+		err = p.d.queryPlanned(ctx, read, submitTopicV2SQL(tx), int64(ts))
 	} else {
-		err = d.query(ctx, read, submitTopicV2SQL(tx), int64(ts))
+		err = p.d.query(ctx, read, submitTopicV2SQL(tx), int64(ts))
 	}
 	if err != nil {
 		return nil, err
@@ -649,7 +627,7 @@ func (d *DB) messageByTimestampCitus(ctx context.Context, p *partitioned, ts mod
 	if len(topics) != 1 {
 		return nil, ErrNotFound
 	}
-	rows, err := d.pageV2(ctx, p, app.MessageFilter{TopicID: model.EntityID(topics[0]), Limit: 2,
+	rows, err := p.page(ctx, app.MessageFilter{TopicID: model.EntityID(topics[0]), Limit: 2,
 		Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpEq, Value: ts}}})
 	if err != nil {
 		return nil, err
@@ -660,12 +638,12 @@ func (d *DB) messageByTimestampCitus(ctx context.Context, p *partitioned, ts mod
 	return &rows[0], nil
 }
 
-// latestV2 is the newest message of a topic (nil when it has none): the
+// latest is the newest message of a topic (nil when it has none): the
 // newest windows first. The condition on the sequence number, true of every
 // message, makes it the by-sequence page, which walks the (topic_id,
 // sequence_number) index backward as v1's latestMessagesSQL does.
-func (d *DB) latestV2(ctx context.Context, p *partitioned, topic model.EntityID) (*model.TopicMessage, error) {
-	rows, err := d.pageV2(ctx, p, app.MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc,
+func (p *v2Reader) latest(ctx context.Context, topic model.EntityID) (*model.TopicMessage, error) {
+	rows, err := p.page(ctx, app.MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc,
 		SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: math.MinInt64}}})
 	if err != nil || len(rows) == 0 {
 		return nil, err
@@ -701,15 +679,15 @@ func activityBoundsSQL(block partition) string {
 
 var activityTexts texts[[2]int64] // the block's bounds → activityBoundsSQL
 
-// activityV2 is Activity on the v2 layout: the first sequence number at or
+// firsts is Activity on the v2 layout: the first sequence number at or
 // after each boundary, read window by window from the oldest window that
 // can hold it, stopping as soon as every boundary has one.
-func (d *DB) activityV2(ctx context.Context, p *partitioned, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
-	return fresh(ctx, d, p, func(p *partitioned) ([]int64, error) { return d.activityWindows(ctx, p, topic, bounds) })
+func (p *v2Reader) firsts(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
+	return fresh(ctx, p, func(p *v2Reader) ([]int64, error) { return p.activityWindows(ctx, topic, bounds) })
 }
 
-func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
-	ws, err := d.topicWindows(ctx, p, int64(topic))
+func (p *v2Reader) activityWindows(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
+	ws, err := p.topicWindows(ctx, int64(topic))
 	if err != nil {
 		return nil, err
 	}
@@ -782,7 +760,7 @@ func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.En
 			})
 			start = end
 		}
-		if err := d.pipeline(ctx, ps); err != nil {
+		if err := p.d.pipeline(ctx, ps); err != nil {
 			return nil, err
 		}
 		for _, check := range checks {
@@ -809,7 +787,7 @@ func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.En
 		}
 		// Past the last message: the first at or after is the last plus one.
 		if last == nil {
-			if last, err = d.latestV2(ctx, p, topic); err != nil {
+			if last, err = p.latest(ctx, topic); err != nil {
 				return nil, err
 			}
 			if last == nil {
@@ -821,12 +799,12 @@ func (d *DB) activityWindows(ctx context.Context, p *partitioned, topic model.En
 	return firsts, nil
 }
 
-// chunksV2 is the statement part of ChunksOf on the v2 layout: the
+// chunks is the statement part of ChunksOf on the v2 layout: the
 // windows of sequence numbers of each topic, merged where they overlap or
 // meet (the windows of a page's messages mostly do), each read as one page
 // of its topic in sequence order; rows carry the (1-based) windows they were
 // asked for, a row in several windows once for each.
-func (d *DB) chunksV2(ctx context.Context, p *partitioned, topics, los, his []int64) (rows []model.TopicMessage, of []int64, err error) {
+func (p *v2Reader) chunks(ctx context.Context, topics, los, his []int64) (rows []model.TopicMessage, of []int64, err error) {
 	order := make([]int, len(topics))
 	for i := range order {
 		order[i] = i
@@ -846,7 +824,7 @@ func (d *DB) chunksV2(ctx context.Context, p *partitioned, topics, los, his []in
 			hi = max(hi, his[order[end]])
 			end++
 		}
-		page, err := d.pageV2(ctx, p, app.MessageFilter{TopicID: model.EntityID(topic), Limit: int(min(hi-lo+1, math.MaxInt32)),
+		page, err := p.page(ctx, app.MessageFilter{TopicID: model.EntityID(topic), Limit: int(min(hi-lo+1, math.MaxInt32)),
 			SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: lo}, {Op: model.OpLte, Value: hi}}})
 		if err != nil {
 			return nil, nil, err
@@ -903,15 +881,15 @@ func (c *partitionTexts) of(part *partition) string {
 	return c.texts.of(part.name, func() string { return c.make(part) })
 }
 
-// messagesBySequenceV2 is MessagesBySequence on the v2 layout: the keys
+// messagesBySequence is MessagesBySequence on the v2 layout: the keys
 // whose topic's map names one partition for them are looked up a statement
 // per partition (per partition and topic on Citus: a statement over several
 // topics would go to every shard), the statements pipelined; the others,
 // and any a statement did not find exactly once, one by one (their own
 // lookups learn, check and fall back as a page does).
-func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
+func (p *v2Reader) messagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
 	one := func(ctx context.Context, k app.TopicSequence) (*model.TopicMessage, error) {
-		return d.messageBySequenceV2(ctx, p, k.TopicID, k.SequenceNumber)
+		return p.messageBySequence(ctx, k.TopicID, k.SequenceNumber)
 	}
 	if len(keys) < 2 {
 		return batchV2(ctx, keys, one)
@@ -924,7 +902,7 @@ func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []ap
 	var order []group
 	var rest []app.TopicSequence
 	for _, k := range keys {
-		part, err := d.partitionOfSequence(ctx, p, k.TopicID, k.SequenceNumber)
+		part, err := p.partitionOfSequence(ctx, k.TopicID, k.SequenceNumber)
 		if err != nil {
 			return nil, err
 		}
@@ -933,7 +911,7 @@ func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []ap
 			continue
 		}
 		g := group{part: part}
-		if p.layout.Citus {
+		if p.l.Citus {
 			g.topic = k.TopicID
 		}
 		if _, ok := groups[g]; !ok {
@@ -958,7 +936,7 @@ func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []ap
 			// most groups when the keys are spread over many partitions: an
 			// index probe, without unnest's join and array parameters
 			sql, args = bySequenceOneSQL(part), []any{topics[0], seqs[0]}
-		case p.layout.Citus:
+		case p.l.Citus:
 			sql, args = bySequenceTopicSQL(part), []any{int64(g.topic), int64Array(seqs)}
 		}
 		ps[i] = piped{sql: sql, args: args,
@@ -967,7 +945,7 @@ func (d *DB) messagesBySequenceV2(ctx context.Context, p *partitioned, keys []ap
 				return err
 			}}
 	}
-	if err := d.pipeline(ctx, ps); err != nil {
+	if err := p.d.pipeline(ctx, ps); err != nil {
 		return nil, err
 	}
 	for i, g := range order {
@@ -1019,11 +997,11 @@ func batchV2[K comparable](ctx context.Context, keys []K, one func(context.Conte
 	return out, nil
 }
 
-// latestAllV2 is LatestMessages on the v2 layout, a topic at a time.
-func (d *DB) latestAllV2(ctx context.Context, p *partitioned, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
+// latestMessages is LatestMessages on the v2 layout, a topic at a time.
+func (p *v2Reader) latestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
 	out := make(map[model.EntityID]*model.TopicMessage, len(topics))
 	for _, t := range topics {
-		m, err := d.latestV2(ctx, p, t)
+		m, err := p.latest(ctx, t)
 		if err != nil {
 			return nil, err
 		}
@@ -1034,8 +1012,8 @@ func (d *DB) latestAllV2(ctx context.Context, p *partitioned, topics []model.Ent
 	return out, nil
 }
 
-// pagesV2 is MessagesOfTopics on the v2 layout: a page per topic.
-func (d *DB) pagesV2(ctx context.Context, p *partitioned, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
+// messagesOfTopics is MessagesOfTopics on the v2 layout: a page per topic.
+func (p *v2Reader) messagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
 	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
 	sorted := append([]model.EntityID(nil), topics...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
@@ -1044,7 +1022,7 @@ func (d *DB) pagesV2(ctx context.Context, p *partitioned, topics []model.EntityI
 			continue
 		}
 		f.TopicID = t
-		rows, err := d.pageV2(ctx, p, f)
+		rows, err := p.page(ctx, f)
 		if err != nil {
 			return nil, err
 		}

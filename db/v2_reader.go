@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"fmt"
 
 	"mirrorql/app"
 	"mirrorql/model"
@@ -106,4 +107,25 @@ func (p *v2Reader) mapBytes() int64 { return p.maps.bytes() }
 
 func (p *v2Reader) messagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
 	return p.page(ctx, f)
+}
+
+// errStale: the catalog no longer matches the database; read it again and
+// answer anew.
+var errStale = fmt.Errorf("partition catalog is stale")
+
+// fresh runs read on the catalog, and again on a catalog read anew when
+// the database changed under it (a partition truncated, detached or
+// dropped): twice at most.
+func fresh[T any](ctx context.Context, p *v2Reader, read func(*v2Reader) (T, error)) (T, error) {
+	for attempt := 0; ; attempt++ {
+		v, err := read(p)
+		if (err == errStale || isUndefinedTable(err)) && attempt < 2 {
+			p.d.counters.add(whyStale, 1)
+			if p, err = p.relearn(ctx); err != nil {
+				return v, err
+			}
+			continue
+		}
+		return v, err
+	}
 }

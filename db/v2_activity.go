@@ -12,9 +12,8 @@ import (
 // window of the topic's map that holds it. A statement on the parent
 // table for the boundaries in one block of partitions (activityWindows
 // sends one per block), prepared: its generic plan prunes every probe to
-// the partition of its window at execution, and opening the partitions
-// once costs a few microseconds each, where a statement per partition
-// cost some thirty: the hot topic's activity(96) reads 87 partitions.
+// the partition of its window at execution, which costs far less than a
+// statement per partition (a hot topic's activity reads most partitions).
 // The statement is bounded by its first lo and its last hi as well
 // ($5, $6), which PostgreSQL prunes at executor start (a short window, the
 // last day's activity say, opens its own partitions alone), and by the
@@ -85,10 +84,7 @@ func (p *v2Reader) activityWindows(ctx context.Context, topic model.EntityID, bo
 		// A statement per block of partitions (inOneBlock) that the pass's
 		// windows fall in, pipelined: each is planned for its block alone,
 		// and a probe's re-pruning at execution walks that block's
-		// partitions, not all of them (pgbench, the hot topic's whole
-		// history in 96 boundaries over 87 partitions, 16 clients: one
-		// statement 1,479 statements/s, four 1,707; the service side by
-		// side 1,021 / 1,069 / 992 → 1,195 / 1,301 / 1,199 requests/s).
+		// partitions, not all of them.
 		var checks []*int64
 		var ps []piped
 		for start := 0; start < len(asked); {

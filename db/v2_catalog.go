@@ -13,15 +13,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// On the v2 layout a statement on topic_message or transaction that does not
-// name its partitions pays for every partition at each execution: a generic
-// plan locks and opens all of them before run-time pruning, and a custom plan
-// is planned over all those it cannot prune (docs/reference/v2-layout.md). So the query
-// layer keeps a catalog of the partitions with their consensus_timestamp
-// bounds, reads a partition by its own name where it knows which one holds
-// the rows (a prepared statement per partition, as cheap as the flat
-// table), and reads the parent table only with constant bounds, planned for
-// them, where it does not know.
+// The catalog of the v2 layout (v2_reader.go): each partitioned table's
+// partitions with their consensus_timestamp bounds, read when the layout is
+// learned and again when the database changed under it, and the checks a
+// read makes that it is still current.
 
 // partition is one partition of a time-partitioned table.
 type partition struct {
@@ -193,9 +188,7 @@ func isUndefinedTable(err error) bool {
 // since the catalog and the topic maps were learned. The statements read the
 // partition through the parent table (within), so a partition detached
 // since is not read at all and needs no check of its own: the filenode comes
-// from the server's cache of the catalog, without the scan of pg_class that
-// the check once was (a fifth of the database's time on a read by sequence
-// number).
+// from the server's cache of the catalog, without a scan of pg_class.
 func checkSQL(p *partition) string {
 	return "(SELECT pg_relation_filenode(" + quoteLiteral(p.name) + "::regclass)::bigint)"
 }

@@ -50,8 +50,8 @@ const livePollPartitions = 4
 
 // livePollNamedSQL is livePollV2SQL on the partitions that can hold what a
 // poll looks for, by name, so that it is prepared once rather than planned
-// at every poll (planning it over every partition cost ten times its
-// execution): the partitions from the one holding the watermark (or the
+// at every poll (planning it over every partition costs far more than
+// running it): the partitions from the one holding the watermark (or the
 // last head, when older) on, but for those past next month's that were
 // never written. "" when they are too many, the table is not partitioned
 // by bounds the catalog can route, the head is not known yet, or on Citus.

@@ -198,16 +198,9 @@ var runTexts texts[runKey]
 // at the page's limit. The map vouches that the topic has no messages
 // between the run's windows (a stretch it cannot vouch for is a window of
 // its own, which ends a run), so the run's bounds read what its windows
-// hold. Measured against each window read in turn by a LATERAL subquery
-// over unnest of the windows' bounds, pruned at every probe (the shape
-// before): pgbench, a topic's 14-partition page of 25, 12,216–13,571 →
-// 15,605–16,278 statements/s; REST limit=25 on random sparse topics
-// 4,166–4,886 → 5,152–5,562 requests/s. A partition between windows that
-// holds none of the topic's messages costs an empty index descent: with
-// two such partitions after each of 7 windows the two shapes were level.
-// Against a statement per partition pipelined (the shape before that,
-// with a catalog check each): a statement per window costs far more than
-// a descent. Its first column is the check of one partition, the first
+// hold. A partition between windows that holds none of the topic's
+// messages costs an empty index descent, far less than a statement per
+// window would. Its first column is the check of one partition, the first
 // window's storage, as a read of one partition returns it: a reset
 // truncates every partition, and a map learned before it is found out here
 // as on a read of one partition. The parameters after the shape's own:
@@ -217,9 +210,8 @@ var runTexts texts[runKey]
 // It is also bounded by the constant bounds of a block of partitions that
 // holds the run (blockOf; runOf ends a run at the block's edge), so that
 // its generic plan holds those alone: bounded by parameters only, the plan
-// held every partition, and every execution locked them all (88, most
-// past the 16 a backend locks cheaply) before pruning: a fifth of the
-// database's rate on a sparse topic's page.
+// would hold every partition, and every execution lock them all (most
+// past the 16 a backend locks cheaply) before pruning.
 func runSQL(shape pageShape, desc bool, block partition) string {
 	return runTexts.of(runKey{shape: shape, desc: desc, lo: block.lo, hi: block.hi}, func() string {
 		conds, by, limit := shape.text()
@@ -304,8 +296,8 @@ func blockRun(n int, part func(int) int32) int {
 
 // blockOf is runBlockOf for the partitions holding [lo, hi), or that one
 // partition's bounds when one holds it all: a plan of that partition alone
-// has no partitions to prune again at each probe (the last days' activity:
-// 1,594–1,621 → 1,922–1,950 requests/s, v1 2,418).
+// has no partitions to prune again at each probe (the last days'
+// activity, say).
 func (s *partitionSet) blockOf(lo, hi int64) partition {
 	first, last := s.find(lo), s.find(hi-1)
 	switch {

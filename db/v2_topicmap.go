@@ -54,13 +54,9 @@ const (
 // maxMapWindows bounds the maps kept, in windows (48 bytes each, without
 // pointers, in mapStore's slabs, so the collector does not walk them): past
 // it the least recently learned are forgotten (a map costs a statement to
-// learn again, about as much as a sparse topic's page itself). The service's memory budget is
-// 64 MiB, its collector's soft limit 40 MiB (server.go): ten thousand maps of
-// sparse topics (a few hundred messages over thirty partitions each), kept
-// as segments and windows with a string each, held some 50 MiB, and the
-// collector then ran without pause, half the service's CPU; bounded to a
-// third of those topics, most requests learned a map again. Windows alone
-// and flat, 360,000 of them are 16.5 MiB: ten thousand such topics.
+// learn again, about as much as a sparse topic's page itself). The bound
+// is about ten thousand sparse topics' maps (a few hundred messages over
+// thirty partitions each), within the service's memory budget (server.go).
 const maxMapWindows = 360_000
 
 // lookupSQL: the topic's rows of topic_message_lookup (its primary key).

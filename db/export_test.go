@@ -7,13 +7,13 @@ import (
 
 // ReadAsV1 has d read with the v1 statements whatever the layout: on a v2
 // database they are slow but right, the reference the v2 reads are held to.
-func ReadAsV1(d *DB) { d.readers.Store(&readerOf{&v1Reader{d: d}}) }
+func ReadAsV1(d *DB) { d.current.Store(&readerOf{&v1Reader{d: d}}) }
 
 // RelearnWith learns the layout again with another lookup mode, from a
 // new catalog (LearnLayout keeps an unchanged one, and its topic maps).
 func RelearnWith(ctx context.Context, d *DB, mode LookupMode) (Layout, error) {
 	d.lookupMode = mode
-	d.readers.Store(nil) // a catalog read afresh, its topic maps learned anew
+	d.current.Store(nil) // a catalog read afresh, its topic maps learned anew
 	return d.LearnLayout(ctx, slog.New(slog.DiscardHandler))
 }
 
@@ -24,7 +24,7 @@ func PretendCitus(d *DB) {
 		next.messages, next.transactions = p.messages, p.transactions
 	}
 	next.l.Citus = true
-	d.readers.Store(&readerOf{next})
+	d.current.Store(&readerOf{next})
 }
 
 // Catalog is the catalog the reads use now, to tell one from another.

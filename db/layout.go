@@ -122,13 +122,13 @@ func (d *DB) LearnLayout(ctx context.Context, log *slog.Logger) (Layout, error) 
 	if err != nil {
 		return Layout{}, err
 	}
-	if cur := d.readers.Load(); cur != nil && sameReader(cur.reader, next) {
+	if cur := d.current.Load(); cur != nil && sameReader(cur.reader, next) {
 		// Nothing changed: keep the catalog read before, and with it the
 		// topic maps learned since (a new catalog starts them afresh, and
 		// every topic would be learned again each refresh).
 		return l, nil
 	}
-	prev := d.readers.Swap(&readerOf{next})
+	prev := d.current.Swap(&readerOf{next})
 	if prev == nil || prev.layout() != l {
 		if log == nil {
 			log = slog.Default()
@@ -168,7 +168,7 @@ func (d *DB) KeepLayout(ctx context.Context, interval time.Duration, log *slog.L
 		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		_, err := d.LearnLayout(lctx, log)
 		cancel()
-		if err != nil && d.readers.Load() == nil {
+		if err != nil && d.current.Load() == nil {
 			wait = time.Second
 			continue
 		}

@@ -60,12 +60,12 @@ type DB struct {
 
 	// The reader of the layout learned last (reader.go): nil until
 	// LearnLayout, when the reads are unlearned's, v1's.
-	readers    atomic.Pointer[readerOf]
+	current    atomic.Pointer[readerOf]
 	unlearned  *v1Reader
 	relearnMu  sync.Mutex // v2: one reading of a changed catalog at a time
 	lookupMode LookupMode
 	counters   Fallbacks
-	head       atomic.Int64 // the ledger's head the last live poll read (live.go)
+	head       atomic.Int64 // the ledger's head the last live poll read (v2_live.go)
 }
 
 // Open creates the pool; it does not wait for the database to answer, so the

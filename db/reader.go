@@ -49,13 +49,13 @@ type reader interface {
 }
 
 // readerOf holds the current reader behind one atomic pointer
-// (DB.readers): nil until LearnLayout first learns the layout.
+// (DB.current): nil until LearnLayout first learns the layout.
 type readerOf struct{ reader }
 
 // reader is the reader of the layout learned last; before LearnLayout, v1's
 // (the statements of the plain tables are right on either layout).
 func (d *DB) reader() reader {
-	if r := d.readers.Load(); r != nil {
+	if r := d.current.Load(); r != nil {
 		return r.reader
 	}
 	return d.unlearned

@@ -161,7 +161,7 @@ func (p *v2Reader) relearn(ctx context.Context) (*v2Reader, error) {
 	d := p.d
 	d.relearnMu.Lock()
 	defer d.relearnMu.Unlock()
-	if cur := d.readers.Load(); cur != nil && cur.reader != reader(p) {
+	if cur := d.current.Load(); cur != nil && cur.reader != reader(p) {
 		if next, ok := cur.reader.(*v2Reader); ok {
 			return next, nil // someone else read it meanwhile
 		}
@@ -172,7 +172,7 @@ func (p *v2Reader) relearn(ctx context.Context) (*v2Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.readers.Store(&readerOf{next})
+	d.current.Store(&readerOf{next})
 	return next, nil
 }
 

@@ -34,21 +34,9 @@ const (
 
 // LatestMessages is the newest message of each topic that has one.
 func (d *DB) LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
-	if p := d.v2(); p != nil {
-		out, err := d.latestAllV2(ctx, p, topics)
-		if err != nil {
-			return nil, fmt.Errorf("latest messages of %d topics: %w", len(topics), err)
-		}
-		return out, nil
-	}
-	rows := make([]model.TopicMessage, 0, len(topics))
-	read := func(r rowSource) (err error) { rows, err = scanMessages(r, rows); return err }
-	if err := d.query(ctx, read, latestMessagesSQL, int64Array(topics)); err != nil {
+	out, err := d.reader().latestMessages(ctx, topics)
+	if err != nil {
 		return nil, fmt.Errorf("latest messages of %d topics: %w", len(topics), err)
-	}
-	out := make(map[model.EntityID]*model.TopicMessage, len(rows))
-	for i := range rows {
-		out[rows[i].TopicID] = &rows[i]
 	}
 	return out, nil
 }
@@ -56,24 +44,8 @@ func (d *DB) LatestMessages(ctx context.Context, topics []model.EntityID) (map[m
 // Activity counts the topic's messages between consecutive boundaries
 // (ascending): len(bounds)-1 counts, in one statement.
 func (d *DB) Activity(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
-	firsts := make([]int64, 0, len(bounds))
-	read := func(rows rowSource) error {
-		for rows.Next() {
-			var seq int64
-			if err := rows.Scan(&seq); err != nil {
-				return err
-			}
-			firsts = append(firsts, seq)
-		}
-		return rows.Err()
-	}
-	if p := d.v2(); p != nil {
-		var err error
-		if firsts, err = d.activityV2(ctx, p, topic, bounds); err != nil {
-			return nil, fmt.Errorf("activity of topic %s: %w", topic, err)
-		}
-	} else if err := d.query(ctx, read, activitySQL, int64(topic), int64Array(bounds)); err != nil {
-		// arrays travel as text literals (int64Array)
+	firsts, err := d.reader().firsts(ctx, topic, bounds)
+	if err != nil {
 		return nil, fmt.Errorf("activity of topic %s: %w", topic, err)
 	}
 	if len(firsts) != len(bounds) {

@@ -59,21 +59,8 @@ func (d *DB) ChunksOf(ctx context.Context, msgs []*model.TopicMessage) ([][]mode
 	if len(idx) == 0 {
 		return out, nil
 	}
-	var (
-		rows   = make([]model.TopicMessage, 0, 2*len(idx))
-		window int64
-		of     = make([]int64, 0, 2*len(idx)) // the window of each row
-	)
-	read := func(rs rowSource) (err error) {
-		rows, err = scanMessageRows(rs, rows, []any{&window}, func() { of = append(of, window) })
-		return err
-	}
-	if p := d.v2(); p != nil {
-		var err error
-		if rows, of, err = d.chunksV2(ctx, p, topics, los, his); err != nil {
-			return nil, fmt.Errorf("chunks of %d messages: %w", len(idx), err)
-		}
-	} else if err := d.query(ctx, read, chunksSQL, int64Array(topics), int64Array(los), int64Array(his)); err != nil {
+	rows, of, err := d.reader().chunks(ctx, topics, los, his)
+	if err != nil {
 		return nil, fmt.Errorf("chunks of %d messages: %w", len(idx), err)
 	}
 	for i := range rows {

@@ -8,15 +8,40 @@
 // topic's messages, for one topic or for many in one statement), chunks.go
 // (the chunks of chunked messages), activity.go (a topic's latest message and
 // message counts), live.go (the live streams' poll), topics.go, schedules.go
-// and version.go (the schedules list's cache key). Under them: scan.go reads
-// rows into model values, sqltext.go turns model values into SQL text and
-// bound values. The connection plumbing: pool.go opens the pool over pgx;
-// exec.go, the one execution path, sends a fixed statement, prepared or
-// planned for its values; coalesce.go and point_lookups.go let concurrent point lookups share
-// statements; linger.go closes a connection only once the server's backend
-// has gone; health.go follows whether the database answers;
-// statement_log.go keeps the statements sent, for tests and EXPLAIN;
-// migrate.go applies the embedded schema.
+// and version.go (the schedules list's cache key). Each question file holds
+// the exported read and the plain statements it is made of.
+//
+// The layouts: the reads that differ between the mirror node's v1 layout
+// (plain tables) and its v2 layout (partitioned tables) are one small
+// interface, reader (reader.go), with one implementation per layout,
+// chosen by LearnLayout (layout.go, which finds out the layout) and held
+// behind an atomic pointer; no read asks which layout it is in.
+// v1_reader.go is v1's: a statement per question. The v2 reader is the
+// v2_*.go files, its model told once in v2_reader.go: v2_catalog.go (the
+// partitions and the checks that the catalog is still current),
+// v2_topicmap.go (each topic's map of its partitions, and the windows a
+// read walks), v2_mapstore.go (where the maps are kept), v2_pages.go
+// (pages, runs of windows, chunks), v2_lookups.go (the point lookups and
+// their batches), v2_activity.go, v2_live.go (the live poll by partition)
+// and v2_fallbacks.go (the counts of reads the maps could not route).
+//
+// Under them: scan.go reads rows into model values, sqltext.go turns model
+// values into SQL text and bound values. The connection plumbing: pool.go
+// opens the pool over pgx; exec.go, the one execution path, sends a fixed
+// statement, prepared or planned for its values; pipeline.go sends several
+// at once (the v2 batches); coalesce.go and point_lookups.go let concurrent
+// point lookups share statements; linger.go closes a connection only once
+// the server's backend has gone; health.go follows whether the database
+// answers; migrate.go applies the embedded schema (migrations/).
+//
+// For tests and the benchmarks: statement_log.go keeps the statements
+// sent, for tests and EXPLAIN (explain/ EXPLAINs them); v2layout.go builds
+// the v2 layout on an empty database; pgcluster/ runs a throwaway
+// PostgreSQL cluster. The tests: each question's in its own _test.go,
+// layouts_test.go and default_partition_test.go hold the v2 reads to the
+// v1 ones, partitions_test.go and explain_test.go check the statements'
+// plans, the *_internal_test.go files the v2 reader's parts, and
+// export_test.go lets the tests choose a reader.
 package db
 
 import "errors"

@@ -106,47 +106,41 @@ func (d *DB) detectLayout(ctx context.Context, mode LookupMode) (Layout, error) 
 }
 
 // Layout is the layout found by the last LearnLayout (v1 until then).
-func (d *DB) Layout() Layout {
-	if p := d.parts.Load(); p != nil {
-		return p.layout
-	}
-	return Layout{}
-}
+func (d *DB) Layout() Layout { return d.reader().layout() }
 
 // LearnLayout finds out the database's layout and, on v2, its partitions,
-// and has every statement from then on read accordingly. The service calls
-// it at start and whenever the database answers again after an outage; it
-// logs the layout when it differs from the one known before.
+// and has every statement from then on read accordingly: it chooses the
+// reader of the layout (reader.go). The service calls it at start and
+// whenever the database answers again after an outage; it logs the layout
+// when it differs from the one known before.
 func (d *DB) LearnLayout(ctx context.Context, log *slog.Logger) (Layout, error) {
 	l, err := d.detectLayout(ctx, d.lookupMode)
 	if err != nil {
 		return Layout{}, err
 	}
-	var next *partitioned
-	if l.Partitioned() {
-		next, err = d.loadPartitions(ctx, l)
-		if err != nil {
-			return Layout{}, err
-		}
+	next, err := d.readerFor(ctx, l)
+	if err != nil {
+		return Layout{}, err
 	}
-	if next == nil {
-		next = &partitioned{layout: l} // v1: nothing to route, but learned
-	}
-	if cur := d.parts.Load(); cur != nil && cur.sameCatalog(next) {
+	if cur := d.current.Load(); cur != nil && sameReader(cur.reader, next) {
 		// Nothing changed: keep the catalog read before, and with it the
 		// topic maps learned since (a new catalog starts them afresh, and
 		// every topic would be learned again each refresh).
 		return l, nil
 	}
-	prev := d.parts.Swap(next)
-	if prev == nil || prev.layout != l {
+	prev := d.current.Swap(&readerOf{next})
+	if prev == nil || prev.layout() != l {
 		if log == nil {
 			log = slog.Default()
+		}
+		parts := 0
+		if v2, ok := next.(*v2Reader); ok {
+			parts = len(v2.messages.parts)
 		}
 		log.Info("database layout", "layout", l.Name(), "topic_message_partitioned", l.MessagesPartitioned,
 			"transaction_partitioned", l.TransactionsPartitioned, "lookup_rows", l.LookupRows,
 			"sequence_unique", l.SequenceUnique, "citus", l.Citus, "use_lookup", l.UseLookup,
-			"topic_message_partitions", len(next.messages.parts))
+			"topic_message_partitions", parts)
 	}
 	return l, nil
 }
@@ -174,7 +168,7 @@ func (d *DB) KeepLayout(ctx context.Context, interval time.Duration, log *slog.L
 		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		_, err := d.LearnLayout(lctx, log)
 		cancel()
-		if err != nil && d.parts.Load() == nil {
+		if err != nil && d.current.Load() == nil {
 			wait = time.Second
 			continue
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -34,15 +32,6 @@ import (
 const livePollSQL = livePollTx + "marks AS (SELECT (SELECT max(consensus_timestamp) FROM transaction) AS head," +
 	livePollMarks + livePollRead + "WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp" + livePollEnd
 
-// livePollV2SQL is livePollSQL bounded so that PostgreSQL prunes while it
-// plans it (it is planned for its values at each poll, one statement per
-// interval): the messages' partitions by the watermark, and the ledger's
-// head looked for from the last head seen ($4) on, not in every partition.
-const livePollV2SQL = livePollTx + "marks AS (SELECT (SELECT max(consensus_timestamp) FROM transaction " +
-	"WHERE consensus_timestamp >= $4) AS head," + livePollMarks + livePollRead +
-	"WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp AND t.consensus_timestamp > $1" +
-	livePollEnd
-
 const (
 	livePollTx = "WITH tx AS MATERIALIZED (" +
 		"SELECT entity_id AS topic_id, consensus_timestamp FROM transaction" +
@@ -58,132 +47,41 @@ const (
 // the watermark, at most limit of them. A watermark of model.Timestamp
 // math.MaxInt64 finds none and only reads the ledger's head.
 func (d *DB) LivePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int) (app.Poll, error) {
-	var (
-		p         app.Poll
-		walked    int64 // submit transactions walked
-		headFound bool  // the ledger has a transaction at or after the head floor
-	)
-	read := func(rows rowSource) error {
-		var (
-			head, scanned, n, ts, seq, topic pgtype.Int8
-			r                                messageRow
-		)
-		dest := append([]any{&head, &scanned, &n}, r.columns(&ts, &seq, &topic)...)
-		for rows.Next() {
-			r.message, r.hash, r.initial = nil, nil, nil
-			if err := rows.Scan(dest...); err != nil {
-				return err
-			}
-			p.Head, p.Scanned, walked = model.Timestamp(head.Int64), model.Timestamp(scanned.Int64), n.Int64
-			headFound = head.Valid
-			if !ts.Valid { // the marks row alone: no message
-				continue
-			}
-			r.ts, r.seq, r.topic = ts.Int64, seq.Int64, topic.Int64
-			row := r // the message's nullable fields point into its own copy
-			p.Messages = append(p.Messages, row.topicMessage())
-		}
-		return rows.Err()
-	}
-	// The topics travel as an array literal (text), as the point lookups'
-	// keys do: the EXPLAIN tests write the statement's values as literals.
-	var err error
-	if d.v2() != nil {
-		// Planned for its values, so that the watermark and the last head
-		// prune the partitions; a head floor past every transaction (the
-		// table was emptied) finds no head, and the poll looks again from
-		// the start.
-		floor := d.head.Load()
-		if named := livePollNamedSQL(d.v2(), int64(after), floor, time.Now().UnixNano()); named != "" {
-			err = d.query(ctx, read, named, int64(after), int64Array(topics), int64(limit), floor)
-		} else {
-			err = d.queryPlanned(ctx, read, livePollV2SQL, int64(after), int64Array(topics), int64(limit), floor)
-		}
-		if err == nil && !headFound && floor != 0 {
-			p.Messages = p.Messages[:0]
-			p = app.Poll{}
-			err = d.queryPlanned(ctx, read, livePollV2SQL, int64(after), int64Array(topics), int64(limit), int64(math.MinInt64))
-		}
-		if err == nil && headFound {
-			d.head.Store(int64(p.Head))
-		}
-	} else {
-		err = d.query(ctx, read, livePollSQL, int64(after), int64Array(topics), int64(limit))
-	}
-	if err != nil {
+	r := &livePollRows{}
+	if err := d.reader().livePoll(ctx, after, topics, limit, r); err != nil {
 		return app.Poll{}, fmt.Errorf("live poll of %d topics: %w", len(topics), err)
 	}
-	p.Full = limit > 0 && after != math.MaxInt64 && walked >= int64(limit)
+	p := r.poll
+	p.Full = limit > 0 && after != math.MaxInt64 && r.walked >= int64(limit)
 	return p, nil
 }
 
-// livePollPartitions is how many partitions of each table a poll reads by
-// name at most; a watermark or head further back is planned for its values
-// (livePollV2SQL).
-const livePollPartitions = 4
-
-// livePollNamedSQL is livePollV2SQL on the partitions that can hold what a
-// poll looks for, by name, so that it is prepared once rather than planned
-// at every poll (planning it over every partition cost ten times its
-// execution): the partitions from the one holding the watermark (or the
-// last head, when older) on, but for those past next month's that were
-// never written. "" when they are too many, the table is not partitioned
-// by bounds the catalog can route, the head is not known yet, or on Citus.
-func livePollNamedSQL(p *partitioned, after, floor, now int64) string {
-	if p == nil || p.layout.Citus || floor == 0 || after == math.MaxInt64 {
-		return ""
-	}
-	from := min(after+1, floor)
-	tx, ok := livePollSet(&p.transactions, from, now)
-	if !ok {
-		return ""
-	}
-	msg, ok := livePollSet(&p.messages, after+1, now)
-	if !ok {
-		return ""
-	}
-	return livePollTexts.of(strings.Join(tx, ",")+"|"+strings.Join(msg, ","), func() string { return livePollNamed(tx, msg) })
+// livePollRows reads the rows of a poll's statement into poll.
+type livePollRows struct {
+	poll      app.Poll
+	walked    int64 // submit transactions walked
+	headFound bool  // the ledger has a transaction at or after the head floor
 }
 
-// livePollNamed is livePollNamedSQL's text for the partitions of transaction
-// (tx) and topic_message (msg) it reads.
-func livePollNamed(tx, msg []string) string {
-	var walk, head, read []string
-	for _, t := range tx {
-		walk = append(walk, "SELECT entity_id AS topic_id, consensus_timestamp FROM "+t+
-			" WHERE type = 27 AND consensus_timestamp > $1 AND result = 22 AND entity_id = ANY ($2::bigint[])")
-		head = append(head, "(SELECT max(consensus_timestamp) FROM "+t+" WHERE consensus_timestamp >= $4)")
-	}
-	for _, m := range msg {
-		read = append(read, "SELECT "+messageColumns+" FROM "+m+
-			" AS t WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp")
-	}
-	// GREATEST skips nulls: the head is null only when no partition has a
-	// transaction at or after the floor, as max over the table would be.
-	return "WITH tx AS MATERIALIZED (SELECT topic_id, consensus_timestamp FROM (" + strings.Join(walk, " UNION ALL ") +
-		") AS w ORDER BY consensus_timestamp LIMIT $3), marks AS (SELECT GREATEST(" + strings.Join(head, ", ") + ") AS head," +
-		livePollMarks +
-		strings.Join(read, " UNION ALL ") + livePollEnd
-}
-
-var livePollTexts texts[string] // the partitions' names → livePollNamedSQL
-
-// livePollSet is the names of the partitions of set from the one holding
-// ts on, but for those after next month's (the partition after the one
-// holding now) that were never written; false when ts has no partition or
-// they are more than livePollPartitions.
-func livePollSet(set *partitionSet, ts, now int64) ([]string, bool) {
-	first := set.find(ts)
-	if first < 0 {
-		return nil, false
-	}
-	next := set.find(now) + 1
-	var names []string
-	for i := first; i < len(set.parts); i++ {
-		if i > next && next > 0 && set.parts[i].empty {
+func (lp *livePollRows) read(rows rowSource) error {
+	var (
+		head, scanned, n, ts, seq, topic pgtype.Int8
+		r                                messageRow
+	)
+	dest := append([]any{&head, &scanned, &n}, r.columns(&ts, &seq, &topic)...)
+	for rows.Next() {
+		r.message, r.hash, r.initial = nil, nil, nil
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		lp.poll.Head, lp.poll.Scanned, lp.walked = model.Timestamp(head.Int64), model.Timestamp(scanned.Int64), n.Int64
+		lp.headFound = head.Valid
+		if !ts.Valid { // the marks row alone: no message
 			continue
 		}
-		names = append(names, set.parts[i].name)
+		r.ts, r.seq, r.topic = ts.Int64, seq.Int64, topic.Int64
+		row := r // the message's nullable fields point into its own copy
+		lp.poll.Messages = append(lp.poll.Messages, row.topicMessage())
 	}
-	return names, len(names) <= livePollPartitions
+	return rows.Err()
 }

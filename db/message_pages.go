@@ -66,71 +66,22 @@ const (
 // the page walks the (topic_id, sequence_number) index instead of filtering a
 // timestamp scan; otherwise it walks (topic_id, consensus_timestamp).
 func (d *DB) MessagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
-	if p := d.v2(); p != nil {
-		rows, err := d.pageV2(ctx, p, f)
-		if err != nil {
-			return nil, fmt.Errorf("messages of topic %s: %w", f.TopicID, err)
-		}
-		return rows, nil
-	}
-	// A page as large as the limit, up to a size beyond which pages are
-	// rarely full (the live streams' reads ask for a thousand rows and mostly
-	// find a few): such a page grows as its rows come.
-	out := make([]model.TopicMessage, 0, min(max(f.Limit, 0), 128))
-	read := func(rows rowSource) (err error) { out, err = scanMessages(rows, out); return err }
-	if err := d.messagePage(ctx, f, nil, read); err != nil {
+	rows, err := d.reader().messagesOfTopic(ctx, f)
+	if err != nil {
 		return nil, fmt.Errorf("messages of topic %s: %w", f.TopicID, err)
 	}
-	return out, nil
+	return rows, nil
 }
 
 // MessagesOfTopics is MessagesOfTopic for several topics at once, with the
 // same filter, in one statement: each topic gets exactly the page
 // MessagesOfTopic gives it. Topics without messages are absent from the map.
 func (d *DB) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
-	if p := d.v2(); p != nil {
-		out, err := d.pagesV2(ctx, p, topics, f)
-		if err != nil {
-			return nil, fmt.Errorf("messages of %d topics: %w", len(topics), err)
-		}
-		return out, nil
-	}
-	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
-	if len(topics) == 0 {
-		return out, nil
-	}
-	rows := make([]model.TopicMessage, 0, min(max(f.Limit, 0)*len(topics), 1024))
-	read := func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err }
-	if err := d.messagePage(ctx, f, topics, read); err != nil {
+	out, err := d.reader().messagesOfTopics(ctx, topics, f)
+	if err != nil {
 		return nil, fmt.Errorf("messages of %d topics: %w", len(topics), err)
 	}
-	for _, m := range rows {
-		out[m.TopicID] = append(out[m.TopicID], m)
-	}
 	return out, nil
-}
-
-// messagePage sends the statement of f's page, for f.TopicID when topics is
-// nil, else for each of topics, and hands its rows to read. A filter that
-// admits no message sends nothing.
-func (d *DB) messagePage(ctx context.Context, f app.MessageFilter, topics []model.EntityID, read func(rowSource) error) error {
-	seq, ts, ok := filterRanges(&f)
-	if !ok {
-		return nil
-	}
-	bySeq, byTs, mixed := pageStatements(topics != nil, f.Order)
-	var topic any = int64(f.TopicID)
-	if topics != nil {
-		topic = int64Array(topics)
-	}
-	limit := int64(f.Limit)
-	switch {
-	case filterBySequence(&f):
-		return d.query(ctx, read, bySeq, topic, seq.Lo, seq.Hi, notArray(seq), limit)
-	case len(f.SequenceNumber) == 0:
-		return d.query(ctx, read, byTs, topic, ts.Lo, ts.Hi, notArray(ts), limit)
-	}
-	return d.queryPlanned(ctx, read, mixed, topic, seq.Lo, seq.Hi, notArray(seq), ts.Lo, ts.Hi, notArray(ts), limit)
 }
 
 // pageStatements are the page statements of an order, for one topic or for

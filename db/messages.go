@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"mirrorql/app"
 	"mirrorql/model"
@@ -68,72 +67,15 @@ func (d *DB) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model
 	return m, err
 }
 
-// oneMessage runs a lookup: ErrNotFound for no row or several.
-func (d *DB) oneMessage(ctx context.Context, query string, args ...any) (*model.TopicMessage, error) {
-	ms := make([]model.TopicMessage, 0, 2)
-	if err := d.query(ctx, func(rows rowSource) (err error) { ms, err = scanMessages(rows, ms); return err }, query, args...); err != nil {
-		return nil, err
-	}
-	if len(ms) != 1 {
-		return nil, ErrNotFound
-	}
-	return &ms[0], nil
-}
-
 // MessagesBySequence is MessageBySequence for several messages in one
 // statement on the unique (topic_id, sequence_number) index. Missing
 // messages are absent from the map.
 func (d *DB) MessagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
-	if p := d.v2(); p != nil {
-		return d.messagesBySequenceV2(ctx, p, keys)
-	}
-	out := make(map[app.TopicSequence]*model.TopicMessage, len(keys))
-	if len(keys) == 0 {
-		return out, nil
-	}
-	topics := make([]int64, len(keys))
-	seqs := make([]int64, len(keys))
-	for i, k := range keys {
-		topics[i], seqs[i] = int64(k.TopicID), k.SequenceNumber
-	}
-	rows := make([]model.TopicMessage, 0, len(keys))
-	err := d.query(ctx, func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err },
-		messagesBySequenceSQL, int64Array(topics), int64Array(seqs))
-	if err != nil {
-		return nil, fmt.Errorf("%d messages by sequence number: %w", len(keys), err)
-	}
-	for i := range rows {
-		out[app.TopicSequence{TopicID: rows[i].TopicID, SequenceNumber: rows[i].SequenceNumber}] = &rows[i]
-	}
-	return out, nil
+	return d.reader().messagesBySequence(ctx, keys)
 }
 
 // MessagesByTimestamp is MessageByTimestamp for several timestamps in one
 // statement; a timestamp that finds no message or several is absent.
 func (d *DB) MessagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
-	if p := d.v2(); p != nil {
-		return d.messagesByTimestampV2(ctx, p, stamps)
-	}
-	// Each timestamp once: a row found twice below means two messages at
-	// that time, not a timestamp asked twice.
-	stamps = slices.Compact(slices.Sorted(slices.Values(stamps)))
-	rows := make([]model.TopicMessage, 0, len(stamps))
-	err := d.query(ctx, func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err },
-		messagesByTimestampSQL, int64Array(stamps))
-	if err != nil {
-		return nil, fmt.Errorf("%d messages by timestamp: %w", len(stamps), err)
-	}
-	out := make(map[model.Timestamp]*model.TopicMessage, len(rows))
-	ambiguous := map[model.Timestamp]bool{}
-	for i := range rows {
-		ts := rows[i].ConsensusTimestamp
-		if _, twice := out[ts]; twice {
-			ambiguous[ts] = true
-		}
-		out[ts] = &rows[i]
-	}
-	for ts := range ambiguous {
-		delete(out, ts)
-	}
-	return out, nil
+	return d.reader().messagesByTimestamp(ctx, stamps)
 }

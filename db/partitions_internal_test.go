@@ -70,7 +70,7 @@ func TestWindows(t *testing.T) {
 	for i := 7; i < 10; i++ {
 		parts[i].empty = true // the future: never written
 	}
-	p := &partitioned{messages: partitionSet{parts: parts}}
+	p := &v2Reader{messages: partitionSet{parts: parts}}
 	seg := func(part int, seqLo, seqHi int64) segment {
 		lo := parts[part].lo
 		if part == 0 {

@@ -58,12 +58,14 @@ type DB struct {
 	bySequence  *coalescer[app.TopicSequence, *model.TopicMessage]
 	byTimestamp *coalescer[model.Timestamp, *model.TopicMessage]
 
-	// The v2 layout (partitions.go): nil on v1 and until LearnLayout.
-	parts      atomic.Pointer[partitioned]
-	relearnMu  sync.Mutex
+	// The reader of the layout learned last (reader.go): nil until
+	// LearnLayout, when the reads are unlearned's, v1's.
+	current    atomic.Pointer[readerOf]
+	unlearned  *v1Reader
+	relearnMu  sync.Mutex // v2: one reading of a changed catalog at a time
 	lookupMode LookupMode
 	counters   Fallbacks
-	head       atomic.Int64 // the ledger's head the last live poll read (live.go)
+	head       atomic.Int64 // the ledger's head the last live poll read (v2_live.go)
 }
 
 // Open creates the pool; it does not wait for the database to answer, so the
@@ -131,6 +133,7 @@ func Open(o Options) (*DB, error) {
 	h := &Health{}
 	b.AddQueryHook(h)
 	d := &DB{bun: b, health: h, prepare: o.Prepare, lookupMode: o.LookupMode, size: size}
+	d.unlearned = &v1Reader{d: d}
 	d.pointLookups(o.Coalesce)
 	return d, nil
 }
@@ -138,14 +141,11 @@ func Open(o Options) (*DB, error) {
 // KeptBytes is about what the service keeps for the v2 layout (0 on v1):
 // the topic maps, and the descriptions pgx keeps of the statements made for
 // partitions (sqltext.go's texts), on every connection, up to pgx's
-// statement cache capacity. Ten thousand topics' maps and the statements
-// of every route on 88 partitions are some 16 MiB.
-func (d *DB) KeptBytes() int64 {
-	if d.v2() == nil {
-		return 0
-	}
-	return d.TopicMapBytes() + min(textsMade.Load(), pgxStatementCache)*int64(d.size)*preparedStatementBytes
-}
+// statement cache capacity.
+func (d *DB) KeptBytes() int64 { return d.reader().keptBytes() }
+
+// TopicMapBytes is about what the kept topic maps hold (0 on v1).
+func (d *DB) TopicMapBytes() int64 { return d.reader().mapBytes() }
 
 const (
 	// pgxStatementCache is pgx's default capacity of a connection's
@@ -194,6 +194,7 @@ func Wrap(b *bun.DB) *DB {
 		size = 10 // unbounded: counted as Open's default
 	}
 	d := &DB{bun: b, health: &Health{}, prepare: true, size: size}
+	d.unlearned = &v1Reader{d: d}
 	d.pointLookups(DefaultCoalesce)
 	// Learn the layout now, as the service does at start, so that a test
 	// on the v2 layout reads it by partition; a database that does not

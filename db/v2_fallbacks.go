@@ -3,7 +3,7 @@ package db
 import "sync/atomic"
 
 // Fallbacks counts the reads on the v2 layout that could not rely on a
-// topic's map (topicmap.go) and read the parent table by bounds instead, by
+// topic's map (v2_topicmap.go) and read the parent table by bounds instead, by
 // reason, and the catalogs read again because the database changed under
 // them. The service exports them as mirrorql_db_partition_fallbacks_total.
 type Fallbacks struct {

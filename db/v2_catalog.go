@@ -13,15 +13,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// On the v2 layout a statement on topic_message or transaction that does not
-// name its partitions pays for every partition at each execution: a generic
-// plan locks and opens all of them before run-time pruning, and a custom plan
-// is planned over all those it cannot prune (docs/reference/v2-layout.md). So the query
-// layer keeps a catalog of the partitions with their consensus_timestamp
-// bounds, reads a partition by its own name where it knows which one holds
-// the rows (a prepared statement per partition, as cheap as the flat
-// table), and reads the parent table only with constant bounds, planned for
-// them, where it does not know.
+// The catalog of the v2 layout (v2_reader.go): each partitioned table's
+// partitions with their consensus_timestamp bounds, read when the layout is
+// learned and again when the database changed under it, and the checks a
+// read makes that it is still current.
 
 // partition is one partition of a time-partitioned table.
 type partition struct {
@@ -60,16 +55,6 @@ func (s *partitionSet) at(ts int64) *partition {
 // hold every time, so that within adds no condition. The zero partition's
 // bounds, [0, 0), hold none: a statement within them finds nothing.
 func wholeTable() *partition { return &partition{lo: math.MinInt64, hi: math.MaxInt64} }
-
-// partitioned is what the query layer knows of a v2 database: its layout,
-// its partitions, and each topic's partitions (topic maps), learned once.
-type partitioned struct {
-	layout       Layout
-	messages     partitionSet
-	transactions partitionSet
-
-	maps mapStore // each topic's windows (topicmap.go)
-}
 
 // partitionsSQL lists a table's partitions with their bounds and storage.
 const partitionsSQL = "SELECT n.nspname::text, c.relname::text, coalesce(pg_get_expr(c.relpartbound, c.oid), ''), " +
@@ -150,8 +135,8 @@ func (d *DB) loadPartitionSet(ctx context.Context, table string, partitioned boo
 }
 
 // loadPartitions reads the catalog of a v2 database.
-func (d *DB) loadPartitions(ctx context.Context, l Layout) (*partitioned, error) {
-	p := &partitioned{layout: l}
+func (d *DB) loadPartitions(ctx context.Context, l Layout) (*v2Reader, error) {
+	p := &v2Reader{d: d, l: l}
 	var err error
 	if p.messages, err = d.loadPartitionSet(ctx, "topic_message", l.MessagesPartitioned); err != nil {
 		return nil, err
@@ -164,25 +149,30 @@ func (d *DB) loadPartitions(ctx context.Context, l Layout) (*partitioned, error)
 
 // sameCatalog: q has the same layout and the same partitions as p (names,
 // bounds, storage and whether they were ever written).
-func (p *partitioned) sameCatalog(q *partitioned) bool {
-	return p.layout == q.layout && slices.Equal(p.messages.parts, q.messages.parts) &&
+func (p *v2Reader) sameCatalog(q *v2Reader) bool {
+	return p.l == q.l && slices.Equal(p.messages.parts, q.messages.parts) &&
 		slices.Equal(p.transactions.parts, q.transactions.parts)
 }
 
 // relearn reads the catalog again (a partition was added, detached or
 // truncated): the topic maps start afresh with it. Concurrent calls share
 // one reading.
-func (d *DB) relearn(ctx context.Context, seen *partitioned) (*partitioned, error) {
+func (p *v2Reader) relearn(ctx context.Context) (*v2Reader, error) {
+	d := p.d
 	d.relearnMu.Lock()
 	defer d.relearnMu.Unlock()
-	if cur := d.parts.Load(); cur != seen {
-		return cur, nil // someone else read it meanwhile
+	if cur := d.current.Load(); cur != nil && cur.reader != reader(p) {
+		if next, ok := cur.reader.(*v2Reader); ok {
+			return next, nil // someone else read it meanwhile
+		}
+		// LearnLayout found the v1 layout meanwhile: finish on its empty catalog
+		return &v2Reader{d: d, l: cur.layout()}, nil
 	}
-	next, err := d.loadPartitions(ctx, seen.layout)
+	next, err := d.loadPartitions(ctx, p.l)
 	if err != nil {
 		return nil, err
 	}
-	d.parts.Store(next)
+	d.current.Store(&readerOf{next})
 	return next, nil
 }
 
@@ -192,3 +182,38 @@ func isUndefinedTable(err error) bool {
 	code, ok := sqlState(err)
 	return ok && code == "42P01"
 }
+
+// checkSQL is what a page read in a partition also returns: its filenode.
+// One other than the catalog's means the table was truncated (a reset)
+// since the catalog and the topic maps were learned. The statements read the
+// partition through the parent table (within), so a partition detached
+// since is not read at all and needs no check of its own: the filenode comes
+// from the server's cache of the catalog, without a scan of pg_class.
+func checkSQL(p *partition) string {
+	return "(SELECT pg_relation_filenode(" + quoteLiteral(p.name) + "::regclass)::bigint)"
+}
+
+// within is the partition's bounds as conditions on a column: a statement
+// on the parent table with them is planned for that partition alone
+// (pruned when planned, generic plans too: the bounds are constants), and
+// its plan holds the parent and that partition only. Read so rather than by
+// the partition's name, a detached partition drops out of the answer as it
+// does from v1's, and a statement that found its row needs no check.
+func (p *partition) within(col string) string {
+	s := ""
+	if p.lo != math.MinInt64 {
+		s += " AND " + col + " >= " + strconv.FormatInt(p.lo, 10)
+	}
+	if p.hi != math.MaxInt64 {
+		s += " AND " + col + " < " + strconv.FormatInt(p.hi, 10)
+	}
+	return s
+}
+
+// partitionCheck is the check of the partition whose oid follows it.
+const partitionCheck = "SELECT CASE WHEN c.relispartition THEN pg_relation_filenode(c.oid)::bigint ELSE -1 END " +
+	"FROM pg_class AS c WHERE c.oid = "
+
+// checkPartitionSQL is checkSQL for a partition named by a parameter: a read
+// that found nothing in the partitions it named checks the catalog with it.
+const checkPartitionSQL = "SELECT coalesce((" + partitionCheck + "to_regclass($1)), -1)"

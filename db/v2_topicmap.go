@@ -54,13 +54,9 @@ const (
 // maxMapWindows bounds the maps kept, in windows (48 bytes each, without
 // pointers, in mapStore's slabs, so the collector does not walk them): past
 // it the least recently learned are forgotten (a map costs a statement to
-// learn again, about as much as a sparse topic's page itself). The service's memory budget is
-// 64 MiB, its collector's soft limit 40 MiB (server.go): ten thousand maps of
-// sparse topics (a few hundred messages over thirty partitions each), kept
-// as segments and windows with a string each, held some 50 MiB, and the
-// collector then ran without pause, half the service's CPU; bounded to a
-// third of those topics, most requests learned a map again. Windows alone
-// and flat, 360,000 of them are 16.5 MiB: ten thousand such topics.
+// learn again, about as much as a sparse topic's page itself). The bound
+// is about ten thousand sparse topics' maps (a few hundred messages over
+// thirty partitions each), within the service's memory budget (server.go).
 const maxMapWindows = 360_000
 
 // lookupSQL: the topic's rows of topic_message_lookup (its primary key).
@@ -69,12 +65,12 @@ const lookupSQL = "SELECT partition, lower(sequence_number_range), upper(sequenc
 
 // topicWindows are the windows of the topic's map, learned on first use
 // and again once out of date.
-func (d *DB) topicWindows(ctx context.Context, p *partitioned, topic int64) ([]window, error) {
+func (p *v2Reader) topicWindows(ctx context.Context, topic int64) ([]window, error) {
 	now := time.Now().UnixNano()
 	if ws, ok := p.maps.get(topic, now); ok {
 		return ws, nil
 	}
-	m, err := d.learnTopicMap(ctx, p, topic)
+	m, err := p.learnTopicMap(ctx, topic)
 	if err != nil {
 		return nil, err
 	}
@@ -82,20 +78,11 @@ func (d *DB) topicWindows(ctx context.Context, p *partitioned, topic int64) ([]w
 	return p.maps.put(topic, ws, m.learned, until), nil
 }
 
-// TopicMapBytes is about what the kept topic maps hold (0 on v1).
-func (d *DB) TopicMapBytes() int64 {
-	p := d.v2()
-	if p == nil {
-		return 0
-	}
-	return p.maps.bytes()
-}
-
 // forget drops the topic's map: its tail held messages, so it is behind.
-func (p *partitioned) forget(topic int64) { p.maps.forget(topic) }
+func (p *v2Reader) forget(topic int64) { p.maps.forget(topic) }
 
 // learnTopicMap reads the topic's map from the lookup or the partitions.
-func (d *DB) learnTopicMap(ctx context.Context, p *partitioned, topic int64) (*topicMap, error) {
+func (p *v2Reader) learnTopicMap(ctx context.Context, topic int64) (*topicMap, error) {
 	learned := time.Now().UnixNano()
 	var segs []segment
 	read := func(rows rowSource) error {
@@ -112,9 +99,9 @@ func (d *DB) learnTopicMap(ctx context.Context, p *partitioned, topic int64) (*t
 		}
 		return rows.Err()
 	}
-	lookup := p.layout.UseLookup
+	lookup := p.l.UseLookup
 	if lookup {
-		if err := d.query(ctx, read, lookupSQL, topic); err != nil {
+		if err := p.d.query(ctx, read, lookupSQL, topic); err != nil {
 			return nil, fmt.Errorf("partitions of topic %d: %w", topic, err)
 		}
 		if len(segs) == 0 {
@@ -122,7 +109,7 @@ func (d *DB) learnTopicMap(ctx context.Context, p *partitioned, topic int64) (*t
 			// the lookup lacks its rows. Learn from the partitions, rather
 			// than read every partition at every request.
 			lookup = false
-			d.counters.add(whyEmpty, 1)
+			p.d.counters.add(whyEmpty, 1)
 		}
 	}
 	// A statement per probeChunk partitions: each holds a lock on every
@@ -130,7 +117,7 @@ func (d *DB) learnTopicMap(ctx context.Context, p *partitioned, topic int64) (*t
 	// table is shared by all its connections.
 	parts := p.messages.parts
 	for i := 0; !lookup && i < len(parts); i += probeChunk {
-		if err := d.query(ctx, read, probeSQL(parts[i:min(i+probeChunk, len(parts))]), topic); err != nil {
+		if err := p.d.query(ctx, read, probeSQL(parts[i:min(i+probeChunk, len(parts))]), topic); err != nil {
 			return nil, fmt.Errorf("partitions of topic %d: %w", topic, err)
 		}
 	}
@@ -209,7 +196,7 @@ func rowCount(n int64) int32 { return int32(min(n, math.MaxInt32)) } //nolint:go
 // read) by name; and, from a lookup, by bounds what lies before and between
 // its segments where the lookup lacks rows. until is when a partition
 // becomes current and the windows must be computed again.
-func (m *topicMap) windows(p *partitioned, now int64) (out []window, until int64) {
+func (m *topicMap) windows(p *v2Reader, now int64) (out []window, until int64) {
 	parts := p.messages.parts
 	until = math.MaxInt64
 	whole := []window{{part: -1, lo: math.MinInt64, hi: math.MaxInt64, seqLo: math.MinInt64, seqHi: math.MaxInt64, why: whyEmpty, rows: -1}}
@@ -299,7 +286,7 @@ func (m *topicMap) windows(p *partitioned, now int64) (out []window, until int64
 			continue
 		}
 		w := window{part: int32(i), lo: parts[i].lo, hi: parts[i].hi, seqLo: below, seqHi: math.MaxInt64, rows: -1}
-		if p.layout.Citus {
+		if p.l.Citus {
 			// A Citus coordinator does not know its partitions' sizes:
 			// one bounded read of the whole tail, routed by Citus.
 			w = window{part: -1, lo: parts[tailFrom].lo, hi: math.MaxInt64, seqLo: below, seqHi: math.MaxInt64, why: whyTail, rows: -1}

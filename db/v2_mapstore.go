@@ -9,22 +9,18 @@ import (
 
 // mapStore keeps the topic maps' windows where the collector need not look
 // at them: an index of plain values (a Go map without pointers is not
-// scanned) and slabs of windows (no pointers either). Kept as a map per
-// topic (a sync.Map entry, a map object and its windows each), ten thousand
-// sparse topics' maps were tens of thousands of objects for every cycle of
-// the collector to mark, and the v2 service spent 15–40 % more CPU on a
-// hot topic's page once they were learned.
+// scanned) and slabs of windows (no pointers either): objects of their own
+// per topic, many thousands of maps would be work for every cycle of the
+// collector, paid by every request.
 //
 // Windows are only ever appended to a slab, past the slices handed out, so
 // a reader's windows never change under it. A map learned again leaves its
 // old windows behind in their slab; past maxMapWindows the store compacts:
 // the maps still indexed are copied into new slabs (the collector takes the
 // old ones once no reader holds them), and only if they alone still fill
-// the store are some forgotten, the least recently learned first. Clearing
-// everything instead, ten thousand sparse topics (some 340,000 windows, a
-// few thousand of them learned again) emptied the store every few thousand
-// requests, and the random-topic routes then learned a map (a statement) on
-// one request in three.
+// the store are some forgotten, the least recently learned first: a store
+// cleared whole when full would have many sparse topics' maps learned again
+// (a statement each) over and over.
 type mapStore struct {
 	mu    sync.RWMutex
 	index map[int64]mapRef

@@ -1,0 +1,199 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"mirrorql/app"
+	"mirrorql/model"
+)
+
+// v1Reader is the reader of the mirror node's v1 layout: plain tables, each
+// question one statement, a batch one statement over unnest(…). Its
+// statements are the constants next to each question (activity.go,
+// chunks.go, live.go, message_pages.go, messages.go), of which the v2
+// reader's statements are made. It is also the reader before the layout is
+// learned: on either layout its answers are right.
+type v1Reader struct {
+	d *DB
+	l Layout
+}
+
+func (r *v1Reader) layout() Layout { return r.l }
+
+func (r *v1Reader) keptBytes() int64 { return 0 }
+func (r *v1Reader) mapBytes() int64  { return 0 }
+
+func (r *v1Reader) latestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
+	rows := make([]model.TopicMessage, 0, len(topics))
+	read := func(r rowSource) (err error) { rows, err = scanMessages(r, rows); return err }
+	if err := r.d.query(ctx, read, latestMessagesSQL, int64Array(topics)); err != nil {
+		return nil, err
+	}
+	out := make(map[model.EntityID]*model.TopicMessage, len(rows))
+	for i := range rows {
+		out[rows[i].TopicID] = &rows[i]
+	}
+	return out, nil
+}
+
+func (r *v1Reader) firsts(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
+	firsts := make([]int64, 0, len(bounds))
+	read := func(rows rowSource) error {
+		for rows.Next() {
+			var seq int64
+			if err := rows.Scan(&seq); err != nil {
+				return err
+			}
+			firsts = append(firsts, seq)
+		}
+		return rows.Err()
+	}
+	// arrays travel as text literals (int64Array)
+	if err := r.d.query(ctx, read, activitySQL, int64(topic), int64Array(bounds)); err != nil {
+		return nil, err
+	}
+	return firsts, nil
+}
+
+func (r *v1Reader) chunks(ctx context.Context, topics, los, his []int64) ([]model.TopicMessage, []int64, error) {
+	var (
+		rows   = make([]model.TopicMessage, 0, 2*len(topics))
+		window int64
+		of     = make([]int64, 0, 2*len(topics)) // the window of each row
+	)
+	read := func(rs rowSource) (err error) {
+		rows, err = scanMessageRows(rs, rows, []any{&window}, func() { of = append(of, window) })
+		return err
+	}
+	if err := r.d.query(ctx, read, chunksSQL, int64Array(topics), int64Array(los), int64Array(his)); err != nil {
+		return nil, nil, err
+	}
+	return rows, of, nil
+}
+
+// livePoll sends livePollSQL. The topics travel as an array literal (text),
+// as the point lookups' keys do: the EXPLAIN tests write the statement's
+// values as literals.
+func (r *v1Reader) livePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, lp *livePollRows) error {
+	return r.d.query(ctx, lp.read, livePollSQL, int64(after), int64Array(topics), int64(limit))
+}
+
+func (r *v1Reader) messagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
+	// A page as large as the limit, up to a size beyond which pages are
+	// rarely full (the live streams' reads ask for a thousand rows and mostly
+	// find a few): such a page grows as its rows come.
+	out := make([]model.TopicMessage, 0, min(max(f.Limit, 0), 128))
+	read := func(rows rowSource) (err error) { out, err = scanMessages(rows, out); return err }
+	if err := r.messagePage(ctx, f, nil, read); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (r *v1Reader) messagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
+	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
+	if len(topics) == 0 {
+		return out, nil
+	}
+	rows := make([]model.TopicMessage, 0, min(max(f.Limit, 0)*len(topics), 1024))
+	read := func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err }
+	if err := r.messagePage(ctx, f, topics, read); err != nil {
+		return nil, err
+	}
+	for _, m := range rows {
+		out[m.TopicID] = append(out[m.TopicID], m)
+	}
+	return out, nil
+}
+
+// messagePage sends the statement of f's page, for f.TopicID when topics is
+// nil, else for each of topics, and hands its rows to read. A filter that
+// admits no message sends nothing.
+func (r *v1Reader) messagePage(ctx context.Context, f app.MessageFilter, topics []model.EntityID, read func(rowSource) error) error {
+	seq, ts, ok := filterRanges(&f)
+	if !ok {
+		return nil
+	}
+	bySeq, byTs, mixed := pageStatements(topics != nil, f.Order)
+	var topic any = int64(f.TopicID)
+	if topics != nil {
+		topic = int64Array(topics)
+	}
+	limit := int64(f.Limit)
+	switch {
+	case filterBySequence(&f):
+		return r.d.query(ctx, read, bySeq, topic, seq.Lo, seq.Hi, notArray(seq), limit)
+	case len(f.SequenceNumber) == 0:
+		return r.d.query(ctx, read, byTs, topic, ts.Lo, ts.Hi, notArray(ts), limit)
+	}
+	return r.d.queryPlanned(ctx, read, mixed, topic, seq.Lo, seq.Hi, notArray(seq), ts.Lo, ts.Hi, notArray(ts), limit)
+}
+
+func (r *v1Reader) messageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
+	return r.oneMessage(ctx, messageBySequenceSQL, int64(topic), seq)
+}
+
+func (r *v1Reader) messageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
+	return r.oneMessage(ctx, messageByTimestampSQL, int64(ts))
+}
+
+// oneMessage runs a lookup: ErrNotFound for no row or several.
+func (r *v1Reader) oneMessage(ctx context.Context, query string, args ...any) (*model.TopicMessage, error) {
+	ms := make([]model.TopicMessage, 0, 2)
+	if err := r.d.query(ctx, func(rows rowSource) (err error) { ms, err = scanMessages(rows, ms); return err }, query, args...); err != nil {
+		return nil, err
+	}
+	if len(ms) != 1 {
+		return nil, ErrNotFound
+	}
+	return &ms[0], nil
+}
+
+func (r *v1Reader) messagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
+	out := make(map[app.TopicSequence]*model.TopicMessage, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	topics := make([]int64, len(keys))
+	seqs := make([]int64, len(keys))
+	for i, k := range keys {
+		topics[i], seqs[i] = int64(k.TopicID), k.SequenceNumber
+	}
+	rows := make([]model.TopicMessage, 0, len(keys))
+	err := r.d.query(ctx, func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err },
+		messagesBySequenceSQL, int64Array(topics), int64Array(seqs))
+	if err != nil {
+		return nil, fmt.Errorf("%d messages by sequence number: %w", len(keys), err)
+	}
+	for i := range rows {
+		out[app.TopicSequence{TopicID: rows[i].TopicID, SequenceNumber: rows[i].SequenceNumber}] = &rows[i]
+	}
+	return out, nil
+}
+
+func (r *v1Reader) messagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
+	// Each timestamp once: a row found twice below means two messages at
+	// that time, not a timestamp asked twice.
+	stamps = slices.Compact(slices.Sorted(slices.Values(stamps)))
+	rows := make([]model.TopicMessage, 0, len(stamps))
+	err := r.d.query(ctx, func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err },
+		messagesByTimestampSQL, int64Array(stamps))
+	if err != nil {
+		return nil, fmt.Errorf("%d messages by timestamp: %w", len(stamps), err)
+	}
+	out := make(map[model.Timestamp]*model.TopicMessage, len(rows))
+	ambiguous := map[model.Timestamp]bool{}
+	for i := range rows {
+		ts := rows[i].ConsensusTimestamp
+		if _, twice := out[ts]; twice {
+			ambiguous[ts] = true
+		}
+		out[ts] = &rows[i]
+	}
+	for ts := range ambiguous {
+		delete(out, ts)
+	}
+	return out, nil
+}

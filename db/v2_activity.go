@@ -1,0 +1,152 @@
+package db
+
+import (
+	"context"
+	"slices"
+
+	"mirrorql/model"
+)
+
+// activityBoundsSQL: for each boundary, the first sequence number in
+// [lo, hi) (-1 when there is none), lo the boundary and hi the end of the
+// window of the topic's map that holds it. A statement on the parent
+// table for the boundaries in one block of partitions (activityWindows
+// sends one per block), prepared: its generic plan prunes every probe to
+// the partition of its window at execution, which costs far less than a
+// statement per partition (a hot topic's activity reads most partitions).
+// The statement is bounded by its first lo and its last hi as well
+// ($5, $6), which PostgreSQL prunes at executor start (a short window, the
+// last day's activity say, opens its own partitions alone), and by the
+// constant bounds of its block (blockOf, as a run statement is), so that
+// its generic plan holds those partitions alone and does not lock every one.
+// Its first column is the check of the first partition ($4), as a read of
+// one partition returns it: a reset truncates every partition, and windows
+// learned before it may leave out where the messages are now.
+func activityBoundsSQL(block partition) string {
+	return activityTexts.of([2]int64{block.lo, block.hi}, func() string {
+		return "SELECT (" + partitionCheck + "to_regclass($4)), b.i, coalesce((SELECT t.sequence_number FROM topic_message AS t WHERE t.topic_id = $1 " +
+			"AND t.consensus_timestamp >= b.lo AND t.consensus_timestamp < b.hi " +
+			"AND t.consensus_timestamp >= $5 AND t.consensus_timestamp < $6" + block.within("t.consensus_timestamp") +
+			" ORDER BY t.consensus_timestamp LIMIT 1), -1) " +
+			"FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS b(lo, hi, i)"
+	})
+}
+
+var activityTexts texts[[2]int64] // the block's bounds → activityBoundsSQL
+
+// firsts is Activity on the v2 layout: the first sequence number at or
+// after each boundary, read window by window from the oldest window that
+// can hold it, stopping as soon as every boundary has one.
+func (p *v2Reader) firsts(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
+	return fresh(ctx, p, func(p *v2Reader) ([]int64, error) { return p.activityWindows(ctx, topic, bounds) })
+}
+
+func (p *v2Reader) activityWindows(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
+	ws, err := p.topicWindows(ctx, int64(topic))
+	if err != nil {
+		return nil, err
+	}
+	firsts := make([]int64, len(bounds))
+	for i := range firsts {
+		firsts[i] = -1
+	}
+	// Each boundary is asked of the window that holds it (the first that
+	// ends after it), all boundaries in one statement. A boundary its
+	// window has no message after is asked of the next window in the next
+	// pass, until every one has an answer or no window is left.
+	at := make([]int, len(bounds))
+	for i, b := range bounds {
+		for at[i] < len(ws) && ws[at[i]].hi <= int64(b) {
+			at[i]++
+		}
+	}
+	// the partition whose check each pass returns (the table itself, not a
+	// partition, where there are none: -1)
+	checkName, checkWant := "topic_message", int64(-1)
+	if parts := p.messages.parts; len(parts) > 0 {
+		checkName, checkWant = parts[0].name, parts[0].filenode
+	}
+	asked := make([]int, 0, len(bounds)) // the boundaries of a pass
+	los, his := make([]int64, 0, len(bounds)), make([]int64, 0, len(bounds))
+	for {
+		asked, los, his = asked[:0], los[:0], his[:0]
+		for i, b := range bounds {
+			if firsts[i] >= 0 || at[i] >= len(ws) {
+				continue
+			}
+			w := ws[at[i]]
+			asked = append(asked, i)
+			los, his = append(los, max(int64(b), w.lo)), append(his, w.hi)
+		}
+		if len(asked) == 0 {
+			break
+		}
+		// A statement per block of partitions (inOneBlock) that the pass's
+		// windows fall in, pipelined: each is planned for its block alone,
+		// and a probe's re-pruning at execution walks that block's
+		// partitions, not all of them.
+		var checks []*int64
+		var ps []piped
+		for start := 0; start < len(asked); {
+			// a window on the parent table is a statement of its own
+			end := start + max(1, blockRun(len(asked)-start, func(i int) int32 { return ws[at[asked[start+i]]].part }))
+			group, glos, ghis := asked[start:end], los[start:end], his[start:end]
+			lo, hi := slices.Min(glos), slices.Max(ghis)
+			c := new(int64)
+			checks = append(checks, c)
+			ps = append(ps, piped{
+				sql:  activityBoundsSQL(p.messages.blockOf(lo, hi)),
+				args: []any{int64(topic), int64Array(glos), int64Array(ghis), checkName, lo, hi},
+				read: func(rows rowSource) error {
+					var k, seq int64
+					for rows.Next() {
+						if err := rows.Scan(c, &k, &seq); err != nil {
+							return err
+						}
+						if seq >= 0 {
+							firsts[group[k-1]] = seq
+						}
+					}
+					return rows.Err()
+				},
+			})
+			start = end
+		}
+		if err := p.d.pipeline(ctx, ps); err != nil {
+			return nil, err
+		}
+		for _, check := range checks {
+			if *check != checkWant {
+				return nil, errStale
+			}
+		}
+		forget := false
+		for _, i := range asked {
+			if firsts[i] < 0 {
+				at[i]++
+			} else if ws[at[i]].why == whyTail {
+				forget = true // the map is behind: learn it again next time
+			}
+		}
+		if forget {
+			p.forget(int64(topic))
+		}
+	}
+	var last *model.TopicMessage
+	for i := range firsts {
+		if firsts[i] >= 0 {
+			continue
+		}
+		// Past the last message: the first at or after is the last plus one.
+		if last == nil {
+			if last, err = p.latest(ctx, topic); err != nil {
+				return nil, err
+			}
+			if last == nil {
+				last = &model.TopicMessage{SequenceNumber: -1}
+			}
+		}
+		firsts[i] = last.SequenceNumber + 1
+	}
+	return firsts, nil
+}

@@ -1,0 +1,395 @@
+package db
+
+import (
+	"context"
+	"math"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"mirrorql/app"
+	"mirrorql/model"
+)
+
+// messageBySequence is the message of that one sequence number: read
+// from the one partition the topic's map names for it; and where the map
+// names none or several, or that read did not find exactly one row in an
+// unchanged partition, the page of that sequence number decides (it learns,
+// checks and falls back as every page does).
+func (p *v2Reader) messageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
+	part, err := p.partitionOfSequence(ctx, topic, seq)
+	if err != nil {
+		return nil, err
+	}
+	if part >= 0 {
+		pt := &p.messages.parts[part]
+		ms := make([]model.TopicMessage, 0, 2)
+		err := p.d.query(ctx, func(rows rowSource) (err error) {
+			ms, err = scanMessageRows(rows, ms, nil, nil)
+			return err
+		}, bySequenceOneSQL(pt), int64(topic), seq)
+		if err != nil {
+			return nil, err
+		}
+		if len(ms) == 1 {
+			return &ms[0], nil
+		}
+	}
+	rows, err := p.page(ctx, app.MessageFilter{TopicID: topic, Limit: 2,
+		SequenceNumber: []model.Condition[int64]{{Op: model.OpEq, Value: seq}}})
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != 1 {
+		return nil, ErrNotFound
+	}
+	return &rows[0], nil
+}
+
+// partitionOfSequence is the partition the topic's map names for the
+// sequence number: the index of the one window by name that can hold it,
+// -1 when none or several can.
+func (p *v2Reader) partitionOfSequence(ctx context.Context, topic model.EntityID, seq int64) (int, error) {
+	ws, err := p.topicWindows(ctx, int64(topic))
+	if err != nil {
+		return -1, err
+	}
+	part, n := -1, 0
+	r := model.Range{Lo: seq, Hi: seq}
+	for _, w := range ws {
+		if w.overlaps(r, model.Range{Lo: math.MinInt64, Hi: math.MaxInt64}) {
+			part, n = int(w.part), n+1
+		}
+	}
+	if n != 1 {
+		return -1, nil
+	}
+	return part, nil
+}
+
+// byTimestampV2SQL is messageByTimestampSQL within the partitions of
+// transaction and topic_message that hold the time: the generic plan holds
+// those two alone. It joins the tables, as v1's does; on Citus, where
+// transaction is distributed by payer and may not be joined to
+// topic_message, messageByTimestampCitus reads them apart instead.
+func byTimestampV2SQL(tx, msg *partition) string {
+	return byTimestampTexts.of([2]string{tx.name, msg.name}, func() string {
+		return "SELECT " + messageColumnsM + " FROM transaction AS t JOIN topic_message AS m " +
+			"ON m.topic_id = t.entity_id AND m.consensus_timestamp = t.consensus_timestamp" + msg.within("m.consensus_timestamp") +
+			" WHERE t.consensus_timestamp = $1" + tx.within("t.consensus_timestamp") + " AND t.result = 22 AND t.type = 27 LIMIT 2"
+	})
+}
+
+var byTimestampTexts texts[[2]string] // the transaction and topic_message partitions
+
+// messageByTimestamp is MessageByTimestamp on the v2 layout.
+func (p *v2Reader) messageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
+	if p.l.Citus {
+		return p.messageByTimestampCitus(ctx, ts)
+	}
+	return fresh(ctx, p, func(p *v2Reader) (*model.TopicMessage, error) {
+		tx, msg := p.transactions.at(int64(ts)), p.messages.at(int64(ts))
+		ms := make([]model.TopicMessage, 0, 2)
+		read := func(rows rowSource) (err error) {
+			ms, err = scanMessageRows(rows, ms, nil, nil)
+			return err
+		}
+		var err error
+		if tx.name == "" || msg.name == "" {
+			// bounded by its constant: pruned when planned
+			err = p.d.queryPlanned(ctx, read, byTimestampV2SQL(tx, msg), int64(ts))
+		} else {
+			err = p.d.query(ctx, read, byTimestampV2SQL(tx, msg), int64(ts))
+		}
+		switch {
+		case err != nil:
+			return nil, err
+		case len(ms) != 1:
+			return nil, ErrNotFound
+		}
+		return &ms[0], nil
+	})
+}
+
+// messagesByTimestamp is MessagesByTimestamp on the v2 layout: a
+// statement per timestamp within the partitions that hold it, pipelined; a
+// time no partition holds, and every time on Citus (two statements each),
+// are looked up one by one.
+func (p *v2Reader) messagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
+	one := func(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
+		return p.messageByTimestamp(ctx, ts)
+	}
+	if len(stamps) < 2 || p.l.Citus {
+		return batchV2(ctx, stamps, one)
+	}
+	var rest, inPipe []model.Timestamp
+	var ps []piped
+	var results [][]model.TopicMessage
+	seen := make(map[model.Timestamp]bool, len(stamps))
+	for _, ts := range stamps {
+		if seen[ts] {
+			continue
+		}
+		seen[ts] = true
+		tx, msg := p.transactions.at(int64(ts)), p.messages.at(int64(ts))
+		if tx.name == "" || msg.name == "" {
+			rest = append(rest, ts)
+			continue
+		}
+		i := len(ps)
+		inPipe = append(inPipe, ts)
+		results = append(results, make([]model.TopicMessage, 0, 1))
+		ps = append(ps, piped{sql: byTimestampV2SQL(tx, msg), args: []any{int64(ts)},
+			read: func(rows rowSource) (err error) {
+				results[i], err = scanMessageRows(rows, results[i], nil, nil)
+				return err
+			}})
+	}
+	if err := p.d.pipeline(ctx, ps); err != nil {
+		return nil, err
+	}
+	out := make(map[model.Timestamp]*model.TopicMessage, len(stamps))
+	for i, ts := range inPipe {
+		if ms := results[i]; len(ms) == 1 {
+			out[ts] = &ms[0]
+		}
+	}
+	more, err := batchV2(ctx, rest, one)
+	if err != nil {
+		return nil, err
+	}
+	for k, m := range more {
+		out[k] = m
+	}
+	return out, nil
+}
+
+// submitTopicV2SQL: the topic of the successful submit at a time, read
+// apart (transaction is distributed by payer on Citus, so this statement
+// goes to every shard, as the mirror node's own does).
+func submitTopicV2SQL(tx *partition) string {
+	table := tx.name
+	if table == "" {
+		table = "transaction"
+	}
+	return "SELECT entity_id FROM " + table + " WHERE consensus_timestamp = $1 AND result = 22 AND type = 27 LIMIT 2"
+}
+
+// messageByTimestampCitus is MessageByTimestamp as the mirror node's REST
+// reads it on Citus: the submit transaction first, then the message of its
+// topic, a statement routed to that topic's shard.
+func (p *v2Reader) messageByTimestampCitus(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
+	var topics []int64
+	read := func(rows rowSource) error {
+		for rows.Next() {
+			var t pgtype.Int8
+			if err := rows.Scan(&t); err != nil {
+				return err
+			}
+			topics = append(topics, t.Int64)
+		}
+		return rows.Err()
+	}
+	tx := p.transactions.at(int64(ts))
+	var err error
+	if tx.name == "" {
+		err = p.d.queryPlanned(ctx, read, submitTopicV2SQL(tx), int64(ts))
+	} else {
+		err = p.d.query(ctx, read, submitTopicV2SQL(tx), int64(ts))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(topics) != 1 {
+		return nil, ErrNotFound
+	}
+	rows, err := p.page(ctx, app.MessageFilter{TopicID: model.EntityID(topics[0]), Limit: 2,
+		Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpEq, Value: ts}}})
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != 1 {
+		return nil, ErrNotFound
+	}
+	return &rows[0], nil
+}
+
+// latest is the newest message of a topic (nil when it has none): the
+// newest windows first. The condition on the sequence number, true of every
+// message, makes it the by-sequence page, which walks the (topic_id,
+// sequence_number) index backward as v1's latestMessagesSQL does.
+func (p *v2Reader) latest(ctx context.Context, topic model.EntityID) (*model.TopicMessage, error) {
+	rows, err := p.page(ctx, app.MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc,
+		SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: math.MinInt64}}})
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0], nil
+}
+
+// bySequenceBatchSQL is messagesBySequenceSQL within one partition.
+func bySequenceBatchSQL(part *partition) string { return batchTexts.of(part) }
+
+var batchTexts = partitionTexts{make: func(part *partition) string {
+	return "SELECT " + messageColumnsM + " FROM unnest($1::bigint[], $2::bigint[]) AS k(topic_id, sequence_number) " +
+		"JOIN topic_message AS m ON m.topic_id = k.topic_id AND m.sequence_number = k.sequence_number" + part.within("m.consensus_timestamp")
+}}
+
+// bySequenceTopicSQL is bySequenceBatchSQL for one topic's sequence numbers:
+// on Citus a statement routed to that topic's shard.
+func bySequenceTopicSQL(part *partition) string { return topicBatchTexts.of(part) }
+
+var topicBatchTexts = partitionTexts{make: func(part *partition) string {
+	return "SELECT " + messageColumnsM + " FROM topic_message" +
+		" AS m WHERE m.topic_id = $1 AND m.sequence_number = ANY ($2::bigint[])" + part.within("m.consensus_timestamp")
+}}
+
+// bySequenceOneSQL is messageBySequenceSQL within one partition: a row it
+// finds is the answer, whatever the map (learned before a reset, say) says.
+func bySequenceOneSQL(part *partition) string { return oneTexts.of(part) }
+
+var oneTexts = partitionTexts{make: func(part *partition) string {
+	return "SELECT " + messageColumns + " FROM topic_message" +
+		" WHERE topic_id = $1 AND sequence_number = $2" + part.within("consensus_timestamp")
+}}
+
+// partitionTexts are the texts of one statement, one for each partition.
+type partitionTexts struct {
+	texts[string] // by the partition's name
+	make          func(*partition) string
+}
+
+// of is the text for part.
+func (c *partitionTexts) of(part *partition) string {
+	return c.texts.of(part.name, func() string { return c.make(part) })
+}
+
+// messagesBySequence is MessagesBySequence on the v2 layout: the keys
+// whose topic's map names one partition for them are looked up a statement
+// per partition (per partition and topic on Citus: a statement over several
+// topics would go to every shard), the statements pipelined; the others,
+// and any a statement did not find exactly once, one by one (their own
+// lookups learn, check and fall back as a page does).
+func (p *v2Reader) messagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
+	one := func(ctx context.Context, k app.TopicSequence) (*model.TopicMessage, error) {
+		return p.messageBySequence(ctx, k.TopicID, k.SequenceNumber)
+	}
+	if len(keys) < 2 {
+		return batchV2(ctx, keys, one)
+	}
+	type group struct {
+		part  int
+		topic model.EntityID // on Citus; 0 otherwise
+	}
+	groups := map[group][]app.TopicSequence{}
+	var order []group
+	var rest []app.TopicSequence
+	for _, k := range keys {
+		part, err := p.partitionOfSequence(ctx, k.TopicID, k.SequenceNumber)
+		if err != nil {
+			return nil, err
+		}
+		if part < 0 {
+			rest = append(rest, k)
+			continue
+		}
+		g := group{part: part}
+		if p.l.Citus {
+			g.topic = k.TopicID
+		}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], k)
+	}
+	out := make(map[app.TopicSequence]*model.TopicMessage, len(keys))
+	results := make([][]model.TopicMessage, len(order))
+	ps := make([]piped, len(order))
+	for i, g := range order {
+		ks := groups[g]
+		topics, seqs := make([]int64, len(ks)), make([]int64, len(ks))
+		for j, k := range ks {
+			topics[j], seqs[j] = int64(k.TopicID), k.SequenceNumber
+		}
+		part := &p.messages.parts[g.part]
+		results[i] = make([]model.TopicMessage, 0, len(ks))
+		sql, args := bySequenceBatchSQL(part), []any{int64Array(topics), int64Array(seqs)}
+		switch {
+		case len(ks) == 1:
+			// most groups when the keys are spread over many partitions: an
+			// index probe, without unnest's join and array parameters
+			sql, args = bySequenceOneSQL(part), []any{topics[0], seqs[0]}
+		case p.l.Citus:
+			sql, args = bySequenceTopicSQL(part), []any{int64(g.topic), int64Array(seqs)}
+		}
+		ps[i] = piped{sql: sql, args: args,
+			read: func(rs rowSource) (err error) {
+				results[i], err = scanMessageRows(rs, results[i], nil, nil)
+				return err
+			}}
+	}
+	if err := p.d.pipeline(ctx, ps); err != nil {
+		return nil, err
+	}
+	for i, g := range order {
+		rows := results[i]
+		found := make(map[app.TopicSequence]int, len(rows))
+		for r := range rows {
+			found[app.TopicSequence{TopicID: rows[r].TopicID, SequenceNumber: rows[r].SequenceNumber}]++
+		}
+		for r := range rows {
+			k := app.TopicSequence{TopicID: rows[r].TopicID, SequenceNumber: rows[r].SequenceNumber}
+			if found[k] == 1 {
+				out[k] = &rows[r]
+			}
+		}
+		for _, k := range groups[g] {
+			if _, ok := out[k]; !ok {
+				rest = append(rest, k) // not found, or twice: the lookup of its own decides
+			}
+		}
+	}
+	more, err := batchV2(ctx, rest, one)
+	if err != nil {
+		return nil, err
+	}
+	for k, m := range more {
+		out[k] = m
+	}
+	return out, nil
+}
+
+// batchV2 runs one by one what v1 sends as a batch statement over
+// unnest(…): on Citus a multi-shard statement, and on partitions each key
+// wants partitions of its own.
+func batchV2[K comparable](ctx context.Context, keys []K, one func(context.Context, K) (*model.TopicMessage, error)) (map[K]*model.TopicMessage, error) {
+	out := make(map[K]*model.TopicMessage, len(keys))
+	for _, k := range keys {
+		if _, done := out[k]; done {
+			continue
+		}
+		m, err := one(ctx, k)
+		if err == ErrNotFound {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[k] = m
+	}
+	return out, nil
+}
+
+// latestMessages is LatestMessages on the v2 layout, a topic at a time.
+func (p *v2Reader) latestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
+	out := make(map[model.EntityID]*model.TopicMessage, len(topics))
+	for _, t := range topics {
+		m, err := p.latest(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			out[t] = m
+		}
+	}
+	return out, nil
+}

@@ -34,14 +34,16 @@
 // the server's backend has gone; health.go follows whether the database
 // answers; migrate.go applies the embedded schema (migrations/).
 //
-// For tests and the benchmarks: statement_log.go keeps the statements
-// sent, for tests and EXPLAIN (explain/ EXPLAINs them); v2layout.go builds
-// the v2 layout on an empty database; pgcluster/ runs a throwaway
-// PostgreSQL cluster. The tests: each question's in its own _test.go,
-// layouts_test.go and default_partition_test.go hold the v2 reads to the
-// v1 ones, partitions_test.go and explain_test.go check the statements'
-// plans, the *_internal_test.go files the v2 reader's parts, and
-// export_test.go lets the tests choose a reader.
+// pool.go's Record hands every statement sent to a Recorder (stmtlog.Log,
+// which the tests count and the benchmark EXPLAINs). What the tests, the
+// demo and the benchmarks need of a database lives outside db: fixture (the
+// v2 layout built in an empty database), stmtlog, explain and pgcluster.
+//
+// The tests: each question's in its own _test.go; layouts_test.go and
+// default_partition_test.go hold the v2 reads to the v1 ones;
+// v2_catalog_test.go and explain_test.go check the statements' plans; the
+// v2_*_internal_test.go files test the v2 reader's parts; export_test.go
+// lets the tests choose a reader.
 package db
 
 import "errors"

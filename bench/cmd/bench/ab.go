@@ -11,12 +11,14 @@ import (
 	"mirrorql/seed"
 )
 
-// abFlags: the A/B comparison of two builds (-ab), the one way a change that
-// must not slow anything down is judged: the build before it (-ab) and the
-// build with it (-bin) serve the same database in turns, round after round,
-// the order swapped each round, and each route's figures are the medians
-// of its rounds. The databases are given, already seeded with `mirrorql seed
-// -benchmark` (one per layout, say), and are only read.
+// abFlags: the A/B comparison of two builds (-ab), how a change that must
+// not slow anything down is judged: the build before it (-ab) and the build
+// with it (-bin) serve the same database side by side, and each route is
+// driven on one, then at once on the other, the order alternated. The
+// machine's slow spells last longer than a pair, so each round's new ÷ old
+// is taken within the pair and the rounds' median reported. The databases
+// are given, already seeded with `mirrorql seed -benchmark` (one per
+// layout, say), and are only read.
 type abFlags struct {
 	old    string   // the baseline build
 	dbs    []string // name=url
@@ -40,7 +42,10 @@ func registerABFlags() *abFlags {
 }
 
 // abResult is one build's measurements of one route on one database.
-type abResult struct{ old, new []measurement }
+type abResult struct {
+	old, new []measurement
+	rps, cpu []float64 // each round's new ÷ old
+}
 
 // runAB measures every route (the suite's, minus those that need a service
 // setting of their own) on each database with both builds and prints new ÷
@@ -56,49 +61,64 @@ func runAB(ctx context.Context, f flags, out io.Writer) error {
 	var order []key
 	for _, d := range af.dbs {
 		name, url, _ := strings.Cut(d, "=")
-		routes := buildRoutes(o, "127.0.0.1", hotWindow{})
+		routes := abRoutes(f, buildRoutes(o, "127.0.0.1", hotWindow{}))
 		for round := range af.rounds {
-			for i := range 2 {
-				isOld := i == round%2 // old first in even rounds
-				bin := f.bin
-				if isOld {
-					bin = af.old
+			// Both builds serve at once (the one not measured idles), so
+			// that a route's two measurements are seconds apart: the
+			// machine's slow spells last longer than that.
+			var svcs [2]*service
+			stopAll := func() {
+				for _, s := range svcs {
+					if s != nil {
+						s.stop()
+					}
 				}
+			}
+			for i, bin := range []string{af.old, f.bin} {
 				fb := f
 				fb.bin = bin
 				svc, err := startService(ctx, fb, url)
 				if err != nil {
+					stopAll()
 					return fmt.Errorf("%s, %s: %w", name, bin, err)
 				}
-				if err := checkRoutes(ctx, svc, abRoutes(f, routes), true); err != nil {
-					svc.stop()
+				svcs[i] = svc
+				if err := checkRoutes(ctx, svc, routes, true); err != nil {
+					stopAll()
 					return fmt.Errorf("%s, %s: %w", name, bin, err)
 				}
-				log.Printf("%s, round %d, %s", name, round+1, bin)
-				for _, r := range abRoutes(f, routes) {
-					m, err := measure(ctx, svc, r, conns, f, nil)
+			}
+			log.Printf("%s, round %d", name, round+1)
+			for j, r := range routes {
+				k := key{name, r.name}
+				if results[k] == nil {
+					results[k] = &abResult{}
+					order = append(order, k)
+				}
+				var pair [2]measurement
+				for n := range 2 {
+					i := (n + round + j) % 2 // which build goes first alternates
+					m, err := measure(ctx, svcs[i], r, conns, f, nil)
 					if err != nil {
-						svc.stop()
+						stopAll()
 						return err
 					}
-					k := key{name, r.name}
-					if results[k] == nil {
-						results[k] = &abResult{}
-						order = append(order, k)
-					}
-					if isOld {
-						results[k].old = append(results[k].old, m)
-					} else {
-						results[k].new = append(results[k].new, m)
-					}
+					pair[i] = m
 				}
-				if err := svc.stop(); err != nil {
-					return fmt.Errorf("%s, %s: stopping: %w", name, bin, err)
+				res := results[k]
+				res.old, res.new = append(res.old, pair[0]), append(res.new, pair[1])
+				res.rps = append(res.rps, pair[1].rps/pair[0].rps)
+				res.cpu = append(res.cpu, pair[1].cpuPer1k/pair[0].cpuPer1k)
+			}
+			for i, s := range svcs {
+				if err := s.stop(); err != nil {
+					return fmt.Errorf("%s, build %d: stopping: %w", name, i, err)
 				}
 			}
 		}
 	}
-	fmt.Fprintf(out, "\nA/B: new %s against old %s, %d connections, %s windows, medians of %d rounds (order alternated)\n\n",
+	fmt.Fprintf(out, "\nA/B: new %s against old %s, %d connections, %s windows, %d rounds; a route's old and new back to back, "+
+		"the order alternated; figures are medians, new ÷ old the median of the rounds' ratios\n\n",
 		f.bin, af.old, conns, f.duration, af.rounds)
 	fmt.Fprintln(out, "| database | route | req/s old | req/s new | new ÷ old | CPU ms/req old | CPU ms/req new | new ÷ old |")
 	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|---:|")
@@ -106,7 +126,7 @@ func runAB(ctx context.Context, f flags, out io.Writer) error {
 		r := results[k]
 		mo, mn := median(r.old), median(r.new)
 		fmt.Fprintf(out, "| %s | %s | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f |\n", k.db, k.route,
-			mo.rps, mn.rps, mn.rps/mo.rps, mo.cpuPer1k, mn.cpuPer1k, mn.cpuPer1k/mo.cpuPer1k)
+			mo.rps, mn.rps, medianOf(r.rps), mo.cpuPer1k, mn.cpuPer1k, medianOf(r.cpu))
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 // the by-sequence route the round trip to the server (a write and a read
 // system call, the server's Bind/Execute and executor start-up) is most of
 // the work, on both sides; batching them when requests pile up is what lets
-// the service keep up with the server (BENCHMARKS.md has the figures).
+// the service keep up with the server (the figures: bench/results/decisions-2026-11.md).
 //
 // Why not coalesce always: with few lookups in progress there is no other
 // work to do while one statement runs, and waiting for it idles the CPU:

@@ -109,6 +109,9 @@ func TestPartitionNamesQuoted(t *testing.T) {
 		t.Fatalf("the v2 reader's files: %v %v", names, err)
 	}
 	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue // tests make partitions of their own
+		}
 		src, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)

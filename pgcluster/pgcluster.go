@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -57,7 +56,7 @@ type Cluster struct {
 	port     int
 	database string
 	cmd      *exec.Cmd
-	exited   chan struct{} // closed once the postmaster has exited
+	exited   <-chan error // closed once the postmaster has exited (StartKept)
 	logFile  *os.File
 	opts     Options             // as given to Start, for StartServer
 	cred     *syscall.Credential // who the server runs as (nil: ourselves)
@@ -246,22 +245,10 @@ func (c *Cluster) start(ctx context.Context, opts Options, cred *syscall.Credent
 	cmd.Stdout = c.logFile
 	cmd.Stderr = c.logFile
 	cmd.SysProcAttr = sysProcAttr(cred)
-	exited := make(chan struct{})
-	started := make(chan error, 1)
-	go func() {
-		// The parent-death signal is sent when the thread that started the
-		// child ends, not the process: keep this thread for as long as the
-		// server runs. (Returning while locked then retires the thread.)
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	if err := <-started; err != nil {
+	// The server dies with the thread that started it (sysProcAttr's
+	// parent-death signal), so that thread is kept while it runs.
+	exited, err := StartKept(cmd)
+	if err != nil {
 		return fmt.Errorf("pgcluster: start postgres: %w", err)
 	}
 	c.cmd, c.exited, c.port = cmd, exited, port

@@ -12,7 +12,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"mirrorql/db"
+	"mirrorql/pgcluster"
 	"mirrorql/tests/testdb"
 )
 
@@ -189,23 +189,10 @@ pidfile = %s
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	// The parent-death signal comes when the thread that started the child
-	// ends, not the process: the runtime retires idle threads under load, and
-	// pgbouncer was stopped mid-test so. The starting thread is kept for as
-	// long as pgbouncer runs, as pgcluster keeps its server's.
-	exited := make(chan struct{})
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	if err := <-started; err != nil {
+	// Kept on its starting thread, or the runtime retiring that thread under
+	// load stops pgbouncer mid-test (the parent-death signal).
+	exited, err := pgcluster.StartKept(cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

@@ -37,7 +37,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +46,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/bench/loadgen"
+	"mirrorql/pgcluster"
 	"mirrorql/seed"
 )
 
@@ -390,7 +390,7 @@ type service struct {
 	pid   int
 	host  string
 	ready time.Duration
-	done  chan error
+	done  <-chan error
 	log   *os.File
 
 	stopped bool
@@ -428,7 +428,7 @@ func startService(ctx context.Context, f flags, url string) (*service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &service{host: fmt.Sprintf("127.0.0.1:%d", port), done: make(chan error, 1), log: logf}
+	s := &service{host: fmt.Sprintf("127.0.0.1:%d", port), log: logf}
 	s.cmd = exec.Command(f.bin, "serve")
 	env := map[string]string{
 		"MIRRORQL_DATABASE_URL": url,
@@ -446,21 +446,9 @@ func startService(ctx context.Context, f flags, url string) (*service, error) {
 	client := &http.Client{Timeout: time.Second}
 	t := time.Now()
 	// The parent-death signal comes when the thread that started the
-	// service ends, not this process, and threads do end here: the one
-	// pgcluster locks for a server is retired when -soak-cold stops that
-	// server. So the service is started from a thread of its own, kept
-	// until it exits.
-	startErr := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := s.cmd.Start(); err != nil {
-			startErr <- err
-			return
-		}
-		startErr <- nil
-		s.done <- s.cmd.Wait()
-	}()
-	if err := <-startErr; err != nil {
+	// service ends, and threads do end here: the one pgcluster keeps for a
+	// server is retired when -soak-cold stops that server.
+	if s.done, err = pgcluster.StartKept(s.cmd); err != nil {
 		return nil, err
 	}
 	s.pid = s.cmd.Process.Pid

@@ -17,15 +17,5 @@ func RelearnWith(ctx context.Context, d *DB, mode LookupMode) (Layout, error) {
 	return d.LearnLayout(ctx, slog.New(slog.DiscardHandler))
 }
 
-// PretendCitus has d read as it does on a Citus coordinator.
-func PretendCitus(d *DB) {
-	next := &v2Reader{d: d, l: d.Layout()}
-	if p, ok := d.reader().(*v2Reader); ok {
-		next.messages, next.transactions = p.messages, p.transactions
-	}
-	next.l.Citus = true
-	d.current.Store(&readerOf{next})
-}
-
 // Catalog is the catalog the reads use now, to tell one from another.
 func Catalog(d *DB) any { return d.reader() }

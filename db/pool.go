@@ -170,7 +170,15 @@ const cancelWait = time.Second
 // execution (their arrays make a small batch look cheaper than the generic
 // plan's guess of ten keys), a cost the by-sequence route paid in the
 // server's CPU. The EXPLAIN tests check the generic plans.
-const setGenericPlans = "SET plan_cache_mode = force_generic_plan"
+//
+// A Citus coordinator is the exception: it makes a generic plan only of a
+// statement on one distributed table filtered by its distribution column
+// alone, and refuses the others when they are executed ("could not create
+// distributed plan"), so there each execution is planned for its values,
+// which also routes it to its shard then. The session asks its own server,
+// so that a pool learns nothing before its first connection.
+const setGenericPlans = "SELECT set_config('plan_cache_mode', CASE WHEN EXISTS " +
+	"(SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN 'force_custom_plan' ELSE 'force_generic_plan' END, false)"
 
 // setReadOnly is Options.ReadOnly. A session setting rather than a start-up
 // parameter, as the statement timeout is, for the same reason (PgBouncer).

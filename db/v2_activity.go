@@ -15,24 +15,31 @@ import (
 // the partition of its window at execution, which costs far less than a
 // statement per partition (a hot topic's activity reads most partitions).
 // The statement is bounded by its first lo and its last hi as well
-// ($5, $6), which PostgreSQL prunes at executor start (a short window, the
+// ($4, $5), which PostgreSQL prunes at executor start (a short window, the
 // last day's activity say, opens its own partitions alone), and by the
 // constant bounds of its block (blockOf, as a run statement is), so that
 // its generic plan holds those partitions alone and does not lock every one.
-// Its first column is the check of the first partition ($4), as a read of
-// one partition returns it: a reset truncates every partition, and windows
-// learned before it may leave out where the messages are now.
+// Its first column is the check of the block's first partition, as a read
+// of one partition returns its own: a reset truncates every partition, and
+// windows learned before it may leave out where the messages are now.
 func activityBoundsSQL(block partition) string {
-	return activityTexts.of([2]int64{block.lo, block.hi}, func() string {
-		return "SELECT (" + partitionCheck + "to_regclass($4)), b.i, coalesce((SELECT t.sequence_number FROM topic_message AS t WHERE t.topic_id = $1 " +
+	return activityTexts.of(activityKey{block.lo, block.hi, block.check}, func() string {
+		return "SELECT " + block.check + ", b.i, coalesce((SELECT t.sequence_number FROM topic_message AS t WHERE t.topic_id = $1 " +
 			"AND t.consensus_timestamp >= b.lo AND t.consensus_timestamp < b.hi " +
-			"AND t.consensus_timestamp >= $5 AND t.consensus_timestamp < $6" + block.within("t.consensus_timestamp") +
+			"AND t.consensus_timestamp >= $4 AND t.consensus_timestamp < $5" + block.within("t.consensus_timestamp") +
 			" ORDER BY t.consensus_timestamp LIMIT 1), -1) " +
 			"FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS b(lo, hi, i)"
 	})
 }
 
-var activityTexts texts[[2]int64] // the block's bounds → activityBoundsSQL
+// activityKey names an activity statement's text: its block's bounds and
+// check column.
+type activityKey struct {
+	lo, hi int64
+	check  string
+}
+
+var activityTexts texts[activityKey]
 
 // firsts is Activity on the v2 layout: the first sequence number at or
 // after each boundary, read window by window from the oldest window that
@@ -60,12 +67,6 @@ func (p *v2Reader) activityWindows(ctx context.Context, topic model.EntityID, bo
 			at[i]++
 		}
 	}
-	// the partition whose check each pass returns (the table itself, not a
-	// partition, where there are none: -1)
-	checkName, checkWant := "topic_message", int64(-1)
-	if parts := p.messages.parts; len(parts) > 0 {
-		checkName, checkWant = parts[0].name, parts[0].filenode
-	}
 	asked := make([]int, 0, len(bounds)) // the boundaries of a pass
 	los, his := make([]int64, 0, len(bounds)), make([]int64, 0, len(bounds))
 	for {
@@ -86,17 +87,18 @@ func (p *v2Reader) activityWindows(ctx context.Context, topic model.EntityID, bo
 		// and a probe's re-pruning at execution walks that block's
 		// partitions, not all of them.
 		var checks []*int64
+		var blocks []*partition // the partition each statement checks
 		var ps []piped
 		for start := 0; start < len(asked); {
 			// a window on the parent table is a statement of its own
 			end := start + max(1, blockRun(len(asked)-start, func(i int) int32 { return ws[at[asked[start+i]]].part }))
 			group, glos, ghis := asked[start:end], los[start:end], his[start:end]
 			lo, hi := slices.Min(glos), slices.Max(ghis)
-			c := new(int64)
-			checks = append(checks, c)
+			c, block := new(int64), p.messages.blockOf(lo, hi)
+			checks, blocks = append(checks, c), append(blocks, &block)
 			ps = append(ps, piped{
-				sql:  activityBoundsSQL(p.messages.blockOf(lo, hi)),
-				args: []any{int64(topic), int64Array(glos), int64Array(ghis), checkName, lo, hi},
+				sql:  activityBoundsSQL(block),
+				args: []any{int64(topic), int64Array(glos), int64Array(ghis), lo, hi},
 				read: func(rows rowSource) error {
 					var k, seq int64
 					for rows.Next() {
@@ -112,11 +114,11 @@ func (p *v2Reader) activityWindows(ctx context.Context, topic model.EntityID, bo
 			})
 			start = end
 		}
-		if err := p.d.pipeline(ctx, ps); err != nil {
+		if err := p.server.checked(ctx, p.d, ps, blocks, checks); err != nil {
 			return nil, err
 		}
-		for _, check := range checks {
-			if *check != checkWant {
+		for i, check := range checks {
+			if *check != blocks[i].filenode {
 				return nil, errStale
 			}
 		}

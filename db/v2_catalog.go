@@ -25,7 +25,7 @@ type partition struct {
 	lo, hi   int64  // consensus_timestamp bounds [lo, hi); MINVALUE and MAXVALUE as the int64 extremes
 	filenode int64  // pg_relation_filenode when the catalog was read: TRUNCATE gives a new one
 	empty    bool   // had no storage at all when the catalog was read (never written)
-	check    string // checkSQL of the partition
+	check    string // the first column of a statement that reads through it (v2Server.checkColumn)
 }
 
 // partitionSet is one table's partitions, ordered by their bounds.
@@ -51,10 +51,14 @@ func (s *partitionSet) at(ts int64) *partition {
 	return wholeTable()
 }
 
-// wholeTable stands for the parent table itself: no name, and bounds that
-// hold every time, so that within adds no condition. The zero partition's
-// bounds, [0, 0), hold none: a statement within them finds nothing.
-func wholeTable() *partition { return &partition{lo: math.MinInt64, hi: math.MaxInt64} }
+// wholeTable stands for the parent table itself: no name, bounds that hold
+// every time, so that within adds no condition, and no storage to check
+// (-1, as checkPartitionSQL says of a table that is no partition). The zero
+// partition's bounds, [0, 0), hold none: a statement within them finds
+// nothing.
+func wholeTable() *partition {
+	return &partition{lo: math.MinInt64, hi: math.MaxInt64, filenode: -1, check: "-1::bigint"}
+}
 
 // partitionsSQL lists a table's partitions with their bounds and storage.
 const partitionsSQL = "SELECT n.nspname::text, c.relname::text, coalesce(pg_get_expr(c.relpartbound, c.oid), ''), " +
@@ -88,16 +92,14 @@ func parsePartition(name, rel, bound string, filenode int64) (p partition, ok bo
 	if err1 != nil || err2 != nil || lo >= hi {
 		return partition{}, false
 	}
-	p = partition{name: name, rel: rel, lo: lo, hi: hi, filenode: filenode}
-	p.check = checkSQL(&p)
-	return p, true
+	return partition{name: name, rel: rel, lo: lo, hi: hi, filenode: filenode}, true
 }
 
 // loadPartitionSet reads the partitions of table. A partitioned table whose
 // partitions the catalog cannot route to (a DEFAULT partition, overlapping
 // or sub-partitioned ones) comes back with no partitions: every read then
 // goes to the parent, bounded, as on a table of unknown layout.
-func (d *DB) loadPartitionSet(ctx context.Context, table string, partitioned bool) (partitionSet, error) {
+func (d *DB) loadPartitionSet(ctx context.Context, server v2Server, table string, partitioned bool) (partitionSet, error) {
 	var s partitionSet
 	if !partitioned {
 		return s, nil
@@ -117,7 +119,8 @@ func (d *DB) loadPartitionSet(ctx context.Context, table string, partitioned boo
 		}
 		// The name goes into SQL text: quoted here, once, as an identifier.
 		p, ok := parsePartition(pgx.Identifier{schema, rel}.Sanitize(), rel, bound, filenode)
-		p.empty = empty
+		p.empty = empty && server.sizesKnown()
+		p.check = server.checkColumn(&p)
 		routable = routable && ok
 		s.parts = append(s.parts, p)
 	}
@@ -136,12 +139,12 @@ func (d *DB) loadPartitionSet(ctx context.Context, table string, partitioned boo
 
 // loadPartitions reads the catalog of a v2 database.
 func (d *DB) loadPartitions(ctx context.Context, l Layout) (*v2Reader, error) {
-	p := &v2Reader{d: d, l: l}
+	p := &v2Reader{d: d, l: l, server: v2ServerFor(l)}
 	var err error
-	if p.messages, err = d.loadPartitionSet(ctx, "topic_message", l.MessagesPartitioned); err != nil {
+	if p.messages, err = d.loadPartitionSet(ctx, p.server, "topic_message", l.MessagesPartitioned); err != nil {
 		return nil, err
 	}
-	if p.transactions, err = d.loadPartitionSet(ctx, "transaction", l.TransactionsPartitioned); err != nil {
+	if p.transactions, err = d.loadPartitionSet(ctx, p.server, "transaction", l.TransactionsPartitioned); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -166,7 +169,7 @@ func (p *v2Reader) relearn(ctx context.Context) (*v2Reader, error) {
 			return next, nil // someone else read it meanwhile
 		}
 		// LearnLayout found the v1 layout meanwhile: finish on its empty catalog
-		return &v2Reader{d: d, l: cur.layout()}, nil
+		return &v2Reader{d: d, l: cur.layout(), server: v2ServerFor(cur.layout())}, nil
 	}
 	next, err := d.loadPartitions(ctx, p.l)
 	if err != nil {

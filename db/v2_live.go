@@ -20,22 +20,22 @@ const livePollV2SQL = livePollTx + "marks AS (SELECT (SELECT max(consensus_times
 	livePollEnd
 
 // livePoll is LivePoll on the v2 layout. The statement is planned for its
-// values, so that the watermark and the last head prune the partitions,
-// or, where few partitions can hold what it looks for, names them
-// (livePollNamedSQL). A head floor past every transaction (the table was
+// values (v2Server.livePollPlanned), so that the watermark and the last head
+// prune the partitions, or, where few partitions can hold what it looks for,
+// names them (livePollNamedSQL). A head floor past every transaction (the table was
 // emptied) finds no head, and the poll looks again from the start.
 func (p *v2Reader) livePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, r *livePollRows) error {
 	d := p.d
 	var err error
 	floor := d.head.Load()
-	if named := livePollNamedSQL(p, int64(after), floor, time.Now().UnixNano()); named != "" {
+	if named := p.server.livePollNamed(p, int64(after), floor, time.Now().UnixNano()); named != "" {
 		err = d.query(ctx, r.read, named, int64(after), int64Array(topics), int64(limit), floor)
 	} else {
-		err = d.queryPlanned(ctx, r.read, livePollV2SQL, int64(after), int64Array(topics), int64(limit), floor)
+		err = d.queryPlanned(ctx, r.read, p.server.livePollPlanned(), int64(after), int64Array(topics), int64(limit), floor)
 	}
 	if err == nil && !r.headFound && floor != 0 {
 		r.poll = app.Poll{}
-		err = d.queryPlanned(ctx, r.read, livePollV2SQL, int64(after), int64Array(topics), int64(limit), int64(math.MinInt64))
+		err = d.queryPlanned(ctx, r.read, p.server.livePollPlanned(), int64(after), int64Array(topics), int64(limit), int64(math.MinInt64))
 	}
 	if err == nil && r.headFound {
 		d.head.Store(int64(r.poll.Head))
@@ -54,9 +54,9 @@ const livePollPartitions = 4
 // running it): the partitions from the one holding the watermark (or the
 // last head, when older) on, but for those past next month's that were
 // never written. "" when they are too many, the table is not partitioned
-// by bounds the catalog can route, the head is not known yet, or on Citus.
+// by bounds the catalog can route, or the head is not known yet.
 func livePollNamedSQL(p *v2Reader, after, floor, now int64) string {
-	if p == nil || p.l.Citus || floor == 0 || after == math.MaxInt64 {
+	if p == nil || floor == 0 || after == math.MaxInt64 {
 		return ""
 	}
 	from := min(after+1, floor)

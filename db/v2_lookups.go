@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"mirrorql/app"
 	"mirrorql/model"
 )
@@ -68,9 +66,8 @@ func (p *v2Reader) partitionOfSequence(ctx context.Context, topic model.EntityID
 
 // byTimestampV2SQL is messageByTimestampSQL within the partitions of
 // transaction and topic_message that hold the time: the generic plan holds
-// those two alone. It joins the tables, as v1's does; on Citus, where
-// transaction is distributed by payer and may not be joined to
-// topic_message, messageByTimestampCitus reads them apart instead.
+// those two alone. It joins the tables, as v1's does (on Citus, where they
+// may not be joined, citusServer reads them apart instead).
 func byTimestampV2SQL(tx, msg *partition) string {
 	return byTimestampTexts.of([2]string{tx.name, msg.name}, func() string {
 		return "SELECT " + messageColumnsM + " FROM transaction AS t JOIN topic_message AS m " +
@@ -81,11 +78,15 @@ func byTimestampV2SQL(tx, msg *partition) string {
 
 var byTimestampTexts texts[[2]string] // the transaction and topic_message partitions
 
-// messageByTimestamp is MessageByTimestamp on the v2 layout.
+// messageByTimestamp is MessageByTimestamp on the v2 layout, as its server
+// reads it.
 func (p *v2Reader) messageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-	if p.l.Citus {
-		return p.messageByTimestampCitus(ctx, ts)
-	}
+	return p.server.messageByTimestamp(ctx, p, ts)
+}
+
+// messageByTimestampJoined is MessageByTimestamp in one statement that
+// joins transaction to topic_message (postgresServer).
+func (p *v2Reader) messageByTimestampJoined(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
 	return fresh(ctx, p, func(p *v2Reader) (*model.TopicMessage, error) {
 		tx, msg := p.transactions.at(int64(ts)), p.messages.at(int64(ts))
 		ms := make([]model.TopicMessage, 0, 2)
@@ -110,15 +111,20 @@ func (p *v2Reader) messageByTimestamp(ctx context.Context, ts model.Timestamp) (
 	})
 }
 
-// messagesByTimestamp is MessagesByTimestamp on the v2 layout: a
-// statement per timestamp within the partitions that hold it, pipelined; a
-// time no partition holds, and every time on Citus (two statements each),
-// are looked up one by one.
+// messagesByTimestamp is MessagesByTimestamp on the v2 layout, as its
+// server reads it.
 func (p *v2Reader) messagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
+	return p.server.messagesByTimestamp(ctx, p, stamps)
+}
+
+// messagesByTimestampPiped is MessagesByTimestamp as a statement per
+// timestamp within the partitions that hold it, pipelined; a time no
+// partition holds is looked up on its own (postgresServer).
+func (p *v2Reader) messagesByTimestampPiped(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
 	one := func(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-		return p.messageByTimestamp(ctx, ts)
+		return p.messageByTimestampJoined(ctx, ts)
 	}
-	if len(stamps) < 2 || p.l.Citus {
+	if len(stamps) < 2 {
 		return batchV2(ctx, stamps, one)
 	}
 	var rest, inPipe []model.Timestamp
@@ -163,56 +169,6 @@ func (p *v2Reader) messagesByTimestamp(ctx context.Context, stamps []model.Times
 	return out, nil
 }
 
-// submitTopicV2SQL: the topic of the successful submit at a time, read
-// apart (transaction is distributed by payer on Citus, so this statement
-// goes to every shard, as the mirror node's own does).
-func submitTopicV2SQL(tx *partition) string {
-	table := tx.name
-	if table == "" {
-		table = "transaction"
-	}
-	return "SELECT entity_id FROM " + table + " WHERE consensus_timestamp = $1 AND result = 22 AND type = 27 LIMIT 2"
-}
-
-// messageByTimestampCitus is MessageByTimestamp as the mirror node's REST
-// reads it on Citus: the submit transaction first, then the message of its
-// topic, a statement routed to that topic's shard.
-func (p *v2Reader) messageByTimestampCitus(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-	var topics []int64
-	read := func(rows rowSource) error {
-		for rows.Next() {
-			var t pgtype.Int8
-			if err := rows.Scan(&t); err != nil {
-				return err
-			}
-			topics = append(topics, t.Int64)
-		}
-		return rows.Err()
-	}
-	tx := p.transactions.at(int64(ts))
-	var err error
-	if tx.name == "" {
-		err = p.d.queryPlanned(ctx, read, submitTopicV2SQL(tx), int64(ts))
-	} else {
-		err = p.d.query(ctx, read, submitTopicV2SQL(tx), int64(ts))
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(topics) != 1 {
-		return nil, ErrNotFound
-	}
-	rows, err := p.page(ctx, app.MessageFilter{TopicID: model.EntityID(topics[0]), Limit: 2,
-		Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpEq, Value: ts}}})
-	if err != nil {
-		return nil, err
-	}
-	if len(rows) != 1 {
-		return nil, ErrNotFound
-	}
-	return &rows[0], nil
-}
-
 // latest is the newest message of a topic (nil when it has none): the
 // newest windows first. The condition on the sequence number, true of every
 // message, makes it the by-sequence page, which walks the (topic_id,
@@ -232,15 +188,6 @@ func bySequenceBatchSQL(part *partition) string { return batchTexts.of(part) }
 var batchTexts = partitionTexts{make: func(part *partition) string {
 	return "SELECT " + messageColumnsM + " FROM unnest($1::bigint[], $2::bigint[]) AS k(topic_id, sequence_number) " +
 		"JOIN topic_message AS m ON m.topic_id = k.topic_id AND m.sequence_number = k.sequence_number" + part.within("m.consensus_timestamp")
-}}
-
-// bySequenceTopicSQL is bySequenceBatchSQL for one topic's sequence numbers:
-// on Citus a statement routed to that topic's shard.
-func bySequenceTopicSQL(part *partition) string { return topicBatchTexts.of(part) }
-
-var topicBatchTexts = partitionTexts{make: func(part *partition) string {
-	return "SELECT " + messageColumnsM + " FROM topic_message" +
-		" AS m WHERE m.topic_id = $1 AND m.sequence_number = ANY ($2::bigint[])" + part.within("m.consensus_timestamp")
 }}
 
 // bySequenceOneSQL is messageBySequenceSQL within one partition: a row it
@@ -265,8 +212,8 @@ func (c *partitionTexts) of(part *partition) string {
 
 // messagesBySequence is MessagesBySequence on the v2 layout: the keys
 // whose topic's map names one partition for them are looked up a statement
-// per partition (per partition and topic on Citus: a statement over several
-// topics would go to every shard), the statements pipelined; the others,
+// per partition (and per topic where the server groups them so:
+// v2Server.bySequenceGroup), the statements pipelined; the others,
 // and any a statement did not find exactly once, one by one (their own
 // lookups learn, check and fall back as a page does).
 func (p *v2Reader) messagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
@@ -278,7 +225,7 @@ func (p *v2Reader) messagesBySequence(ctx context.Context, keys []app.TopicSeque
 	}
 	type group struct {
 		part  int
-		topic model.EntityID // on Citus; 0 otherwise
+		topic model.EntityID // v2Server.bySequenceGroup
 	}
 	groups := map[group][]app.TopicSequence{}
 	var order []group
@@ -292,10 +239,7 @@ func (p *v2Reader) messagesBySequence(ctx context.Context, keys []app.TopicSeque
 			rest = append(rest, k)
 			continue
 		}
-		g := group{part: part}
-		if p.l.Citus {
-			g.topic = k.TopicID
-		}
+		g := group{part: part, topic: p.server.bySequenceGroup(k)}
 		if _, ok := groups[g]; !ok {
 			order = append(order, g)
 		}
@@ -312,14 +256,11 @@ func (p *v2Reader) messagesBySequence(ctx context.Context, keys []app.TopicSeque
 		}
 		part := &p.messages.parts[g.part]
 		results[i] = make([]model.TopicMessage, 0, len(ks))
-		sql, args := bySequenceBatchSQL(part), []any{int64Array(topics), int64Array(seqs)}
-		switch {
-		case len(ks) == 1:
-			// most groups when the keys are spread over many partitions: an
-			// index probe, without unnest's join and array parameters
-			sql, args = bySequenceOneSQL(part), []any{topics[0], seqs[0]}
-		case p.l.Citus:
-			sql, args = bySequenceTopicSQL(part), []any{int64(g.topic), int64Array(seqs)}
+		// One key (most groups when the keys are spread over many
+		// partitions): an index probe, without a batch's arrays.
+		sql, args := bySequenceOneSQL(part), []any{topics[0], seqs[0]}
+		if len(ks) > 1 {
+			sql, args = p.server.bySequenceBatch(part, topics, seqs)
 		}
 		ps[i] = piped{sql: sql, args: args,
 			read: func(rs rowSource) (err error) {

@@ -43,6 +43,7 @@ type sliceKey struct {
 	shape pageShape
 	desc  bool
 	table string // a partition's name, or "" for the parent bounded by parameters
+	check string // the partition's check column (v2Server.checkColumn)
 }
 
 var sliceTexts texts[sliceKey]
@@ -52,7 +53,7 @@ var sliceTexts texts[sliceKey]
 // more parameters. Its first column is the partition's check (0 on the
 // parent). The name was quoted when the catalog was read.
 func sliceSQL(shape pageShape, desc bool, p *partition) string {
-	return sliceTexts.of(sliceKey{shape: shape, desc: desc, table: p.name}, func() string {
+	return sliceTexts.of(sliceKey{shape: shape, desc: desc, table: p.name, check: p.check}, func() string {
 		conds, by, limit := shape.text()
 		check, bounds := p.check, p.within("consensus_timestamp")
 		switch {
@@ -140,12 +141,13 @@ func (p *v2Reader) pageWindows(ctx context.Context, f app.MessageFilter) ([]mode
 			todo = todo[1:]
 			var check int64
 			before := len(out)
-			part := parts[w.part]
+			part := &parts[w.part]
 			lastPart = int(w.part)
-			err = p.d.query(ctx, func(rows rowSource) (err error) {
+			read := piped{sql: sliceSQL(shape, desc, part), args: args, read: func(rows rowSource) (err error) {
 				out, err = scanMessageRows(rows, out, []any{&check}, nil)
 				return err
-			}, sliceSQL(shape, desc, &part), args...)
+			}}
+			err = p.server.checked(ctx, p.d, []piped{read}, []*partition{part}, []*int64{&check})
 			if err == nil && len(out) > before {
 				if check != part.filenode {
 					return nil, errStale
@@ -186,7 +188,8 @@ func (p *v2Reader) pageWindows(ctx context.Context, f app.MessageFilter) ([]mode
 type runKey struct {
 	shape  pageShape
 	desc   bool
-	lo, hi int64 // the block's bounds (blockOf)
+	lo, hi int64  // the block's bounds (blockOf)
+	check  string // the check column of the block's first partition
 }
 
 var runTexts texts[runKey]
@@ -200,12 +203,12 @@ var runTexts texts[runKey]
 // its own, which ends a run), so the run's bounds read what its windows
 // hold. A partition between windows that holds none of the topic's
 // messages costs an empty index descent, far less than a statement per
-// window would. Its first column is the check of one partition, the first
-// window's storage, as a read of one partition returns it: a reset
-// truncates every partition, and a map learned before it is found out here
-// as on a read of one partition. The parameters after the shape's own:
-// that partition's name, then the run's bounds. The rows are ordered as v1
-// orders them, by the page's column alone.
+// window would. Its first column is the check of the block's first
+// partition, as a read of one partition returns its own: a reset truncates
+// every partition, and a map learned before it is found out here as on a
+// read of one partition. The parameters after the shape's own: the run's
+// bounds. The rows are ordered as v1 orders them, by the page's column
+// alone.
 //
 // It is also bounded by the constant bounds of a block of partitions that
 // holds the run (blockOf; runOf ends a run at the block's edge), so that
@@ -213,41 +216,42 @@ var runTexts texts[runKey]
 // would hold every partition, and every execution lock them all (most
 // past the 16 a backend locks cheaply) before pruning.
 func runSQL(shape pageShape, desc bool, block partition) string {
-	return runTexts.of(runKey{shape: shape, desc: desc, lo: block.lo, hi: block.hi}, func() string {
+	return runTexts.of(runKey{shape: shape, desc: desc, lo: block.lo, hi: block.hi, check: block.check}, func() string {
 		conds, by, limit := shape.text()
 		n := 6
 		if shape == shapeMixed {
 			n = 9
 		}
 		arg := func(i int) string { return "$" + strconv.Itoa(n+i) }
-		return "SELECT (SELECT coalesce(pg_relation_filenode(to_regclass(" + arg(0) + ")), -1)::bigint), " + messageColumns +
+		return "SELECT " + block.check + ", " + messageColumns +
 			" FROM topic_message WHERE topic_id = $1" + conds +
-			" AND consensus_timestamp >= " + arg(1) + " AND consensus_timestamp < " + arg(2) + block.within("consensus_timestamp") +
+			" AND consensus_timestamp >= " + arg(0) + " AND consensus_timestamp < " + arg(1) + block.within("consensus_timestamp") +
 			" ORDER BY " + by + " " + direction(order(desc)) + " LIMIT " + limit
 	})
 }
 
 // pageRun reads a run of windows in one statement (runSQL) and appends
 // their rows to out in the page's order, up to the page's remaining rows.
-// Rows read in a partition whose storage is not the catalog's (a reset) are
-// errStale, as on a read of one partition; found tells whether it read any.
+// Rows read from a block whose first partition's storage is not the
+// catalog's (a reset) are errStale, as on a read of one partition; found
+// tells whether it read any.
 func (p *v2Reader) pageRun(ctx context.Context, run []window, parts []partition, shape pageShape, desc bool, args []any, out []model.TopicMessage) (_ []model.TopicMessage, found bool, err error) {
 	lo, hi := run[0].lo, run[0].hi
 	for _, w := range run[1:] {
 		lo, hi = min(lo, w.lo), max(hi, w.hi)
 	}
-	first := &parts[run[0].part]
-	args = append(args[:len(args):len(args)], first.name, lo, hi)
+	block := (&partitionSet{parts: parts}).blockOf(lo, hi)
+	args = append(args[:len(args):len(args)], lo, hi)
 	var check int64
 	before := len(out)
-	read := func(rows rowSource) (err error) {
+	read := piped{sql: runSQL(shape, desc, block), args: args, read: func(rows rowSource) (err error) {
 		out, err = scanMessageRows(rows, out, []any{&check}, nil)
 		return err
-	}
-	if err := p.d.query(ctx, read, runSQL(shape, desc, (&partitionSet{parts: parts}).blockOf(lo, hi)), args...); err != nil {
+	}}
+	if err := p.server.checked(ctx, p.d, []piped{read}, []*partition{&block}, []*int64{&check}); err != nil {
 		return out, false, err
 	}
-	if len(out) > before && check != first.filenode {
+	if len(out) > before && check != block.filenode {
 		return out, false, errStale
 	}
 	return out, len(out) > before, nil
@@ -263,13 +267,17 @@ const (
 )
 
 // runBlockOf is the block holding partitions first to last (indexes into
-// parts) as a partition's bounds, or no bounds at all when none does.
+// parts) as its first partition widened to the block's bounds (the first
+// partition's name and check stand for the block's), or no bounds at all
+// (wholeTable) when none does.
 func runBlockOf(parts []partition, first, last int) partition {
 	if first < 0 || last >= len(parts) || !inOneBlock(first, last) {
 		return *wholeTable()
 	}
 	start := first / runBlockStep * runBlockStep
-	return partition{lo: parts[start].lo, hi: parts[min(start+runBlock, len(parts))-1].hi}
+	b := parts[start]
+	b.hi = parts[min(start+runBlock, len(parts))-1].hi
+	return b
 }
 
 // inOneBlock tells whether partitions first to last (indexes, first <=
@@ -304,7 +312,7 @@ func (s *partitionSet) blockOf(lo, hi int64) partition {
 	case first < 0 || last < 0:
 		return *wholeTable()
 	case first == last:
-		return partition{lo: s.parts[first].lo, hi: s.parts[first].hi}
+		return s.parts[first]
 	}
 	return runBlockOf(s.parts, first, last)
 }

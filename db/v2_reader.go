@@ -88,6 +88,7 @@ import (
 type v2Reader struct {
 	d            *DB
 	l            Layout
+	server       v2Server // plain PostgreSQL or a Citus coordinator (v2_server.go)
 	messages     partitionSet
 	transactions partitionSet
 

@@ -277,24 +277,8 @@ func (m *topicMap) windows(p *v2Reader, now int64) (out []window, until int64) {
 	if len(groups) > 0 {
 		below = min(groups[len(groups)-1].seqHi, tailSeq)
 	}
-	// The tail, partition by partition: those that are current or past,
-	// and later ones that held rows when the catalog was read (test data;
-	// the importer writes the present).
-	for i := tailFrom; i < len(parts); i++ {
-		if parts[i].lo > now && parts[i].empty {
-			until = min(until, parts[i].lo)
-			continue
-		}
-		w := window{part: int32(i), lo: parts[i].lo, hi: parts[i].hi, seqLo: below, seqHi: math.MaxInt64, rows: -1}
-		if p.l.Citus {
-			// A Citus coordinator does not know its partitions' sizes:
-			// one bounded read of the whole tail, routed by Citus.
-			w = window{part: -1, lo: parts[tailFrom].lo, hi: math.MaxInt64, seqLo: below, seqHi: math.MaxInt64, why: whyTail, rows: -1}
-			out = append(out, w)
-			break
-		}
-		out = append(out, w)
-	}
+	// The tail: the partitions from the newest segment's on (v2Server.tail).
+	out = append(out, p.server.tail(parts, tailFrom, below, now, &until)...)
 	return out, until
 }
 

@@ -555,11 +555,14 @@ func serverCredential() (*syscall.Credential, error) {
 }
 
 // serverEnv is our environment without PG* variables, which would otherwise
-// steer initdb and postgres (PGDATA, PGPORT, ...).
+// steer initdb and postgres (PGDATA, PGPORT, ...), and without HOME: a
+// server run as the postgres OS user that connects out (Citus to its
+// workers) would look for client certificates in our home, which it may
+// not read; without HOME, libpq asks the user database for its own.
 func serverEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PG") {
+		if !strings.HasPrefix(kv, "PG") && !strings.HasPrefix(kv, "HOME=") {
 			env = append(env, kv)
 		}
 	}

@@ -88,7 +88,9 @@ func Variants() []Variant {
 		{Name: "v2-missing-months", Options: func(o *fixture.V2Options) {
 			o.Missing = []time.Time{month(2023, 9), month(2024, 2), month(2024, 3)}
 		}, Detached: []time.Time{month(2023, 11)}},
-		{Name: "v2-citus", Options: func(o *fixture.V2Options) { o.Citus = true }},
+		// On a real Citus cluster (citus.go), fewer months: the seed's
+		// 2023-11 to 2024-01 and the present; each test copies its shards.
+		{Name: "v2-citus", Options: func(o *fixture.V2Options) { o.Citus, o.From = true, month(2023, 1) }},
 	}
 }
 
@@ -240,6 +242,10 @@ func New(tb testing.TB) (url string, b *bun.DB) {
 func NewLayout(tb testing.TB, layout string) (url string, b *bun.DB) {
 	tb.Helper()
 	if v, ok := variant(layout); ok {
+		if o, isCitus := v.citusOptions(); isCitus {
+			_, url := createCitus(tb, citusTemplate(tb, v, o), "")
+			return url, open(tb, url)
+		}
 		return create(tb, templateDB(tb, v))
 	}
 	if layout != LayoutV1 {
@@ -338,12 +344,19 @@ func create(tb testing.TB, template string) (url string, b *bun.DB) {
 	if err != nil {
 		tb.Fatalf("testdb: %v", err)
 	}
+	return url, open(tb, url)
+}
+
+// open is a pool on the test's database, closed at the test's end (before
+// the drop: cleanups are LIFO).
+func open(tb testing.TB, url string) *bun.DB {
+	tb.Helper()
 	d, err := db.Open(db.Options{URL: url, ConnectTimeout: 10 * time.Second, Coalesce: db.DefaultCoalesce})
 	if err != nil {
 		tb.Fatalf("testdb: %v", err)
 	}
-	tb.Cleanup(func() { _ = d.Close() }) // runs before the drop: cleanups are LIFO
-	return url, d.Bun()
+	tb.Cleanup(func() { _ = d.Close() })
+	return d.Bun()
 }
 
 // Network is a database built as a local Hiero network's mirror node builds
@@ -560,6 +573,7 @@ func Shutdown() {
 		cancel()
 	}
 	templates = map[string]*template{}
+	shutdownCitus()
 	if admin != nil {
 		_ = admin.Close()
 		admin = nil

@@ -259,7 +259,7 @@ func TestVariants(t *testing.T) {
 		"v2-default":        fmt.Sprintf("%d default 1 2024_02 true trigger 1 citus false", n+1),
 		"v2-no-lookup":      fmt.Sprintf("%d default 0 2024_02 true trigger 0 citus false", n),
 		"v2-missing-months": fmt.Sprintf("%d default 0 2024_02 false trigger 1 citus false", n-3),
-		"v2-citus":          fmt.Sprintf("%d default 0 2024_02 true trigger 1 citus true", n),
+		"v2-citus":          fmt.Sprintf("%d default 0 2024_02 true trigger 1 citus true", months(month(2023, 1), o.Through)),
 	}
 	for _, v := range Variants() {
 		t.Run(v.Name, func(t *testing.T) {

@@ -31,7 +31,7 @@ DB_PKGS = ./db/... ./pgcluster/... ./tests/...
 # timed NAME CMD… runs a part of the suite and says how long it took.
 timed = start=$$(date +%s); echo "==> $(1)"; $(2); rc=$$?; echo "==> $(1): $$(( $$(date +%s) - start ))s$$( [ $$rc = 0 ] || echo ", FAILED" )"; exit $$rc
 
-.PHONY: help build test test-on test-db-on test-v2 test-chart run local-network seed docker fuzz conformance bench soak bench-live bench-scale-pair
+.PHONY: help build test test-on test-db-on test-v2 test-citus test-chart run local-network seed docker fuzz conformance bench soak bench-live bench-scale-pair
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -39,11 +39,12 @@ help: ## list the targets
 build: ## build the service into bin/mirrorql
 	$(GO) build -o $(BIN) .
 
-test: ## the whole suite: vet, every test on both layouts on PostgreSQL 16 and 18, the database packages on 15 and 17, the Helm chart
+test: ## the whole suite: vet, every test on both layouts on PostgreSQL 16 and 18, the database packages on 15 and 17 and on Citus, the Helm chart
 	$(GO) vet ./...
 	@failed=""; \
 	for v in $(PG_FULL); do $(MAKE) --no-print-directory test-on PG=$$v || failed="$$failed test-on:PG=$$v"; done; \
 	for v in $(PG_DB); do $(MAKE) --no-print-directory test-db-on PG=$$v || failed="$$failed test-db-on:PG=$$v"; done; \
+	$(MAKE) --no-print-directory test-citus || failed="$$failed test-citus"; \
 	$(MAKE) --no-print-directory test-chart || failed="$$failed test-chart"; \
 	if [ -n "$$failed" ]; then echo "==> make test FAILED in:$$failed"; exit 1; fi
 
@@ -63,6 +64,14 @@ test-db-on: ## the database packages and the end-to-end tests on one server (PG=
 	@status=0; ($(call timed,db and end-to-end tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))) || status=1; \
 	($(call timed,db and end-to-end tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))) || status=1; \
 	exit $$status
+
+# The v2 layout as mainnet and testnet run it: on Citus. testdb's v2-citus is
+# a real cluster (a coordinator and two workers of Debian's PostgreSQL 15 with
+# Citus 12.1, which scripts/citus.sh builds from third_party/citus once),
+# the tables distributed as the importer's v2 migrations distribute them.
+test-citus: ## the database packages and the end-to-end tests on the v2 layout of a real Citus cluster
+	@($(call timed,Citus 12.1 built and installed,scripts/citus.sh)) && \
+	($(call timed,db and end-to-end tests on v2 on Citus,MIRRORQL_TEST_LAYOUT=v2-citus $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT)))
 
 # The Helm chart charts/mirrorql, checked by its own module charts/charttest
 # (Helm and the Kubernetes API types stay out of the service's go.mod): helm

@@ -105,10 +105,16 @@ func plan(t *testing.T, b *bun.DB, st stmtlog.Statement, seq seqScans) string {
 	}
 	defer conn.Close()
 	if seq == seqScansOff {
-		if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
-			t.Fatal(err)
+		// In a transaction of its own, so that on Citus the setting goes
+		// with the statement to the workers, which plan their shards
+		// (citus.propagate_set_commands; plain PostgreSQL keeps the
+		// setting as a placeholder and ignores it).
+		for _, set := range []string{"BEGIN", "SET LOCAL citus.propagate_set_commands = local", "SET LOCAL enable_seqscan = off"} {
+			if _, err := conn.ExecContext(ctx, set); err != nil {
+				t.Fatal(err)
+			}
 		}
-		defer conn.ExecContext(ctx, "RESET enable_seqscan") //nolint:errcheck
+		defer conn.ExecContext(ctx, "ROLLBACK") //nolint:errcheck
 	}
 	p, err := explain.Plan(ctx, conn, st, "")
 	if err != nil {

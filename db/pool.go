@@ -109,7 +109,7 @@ func Open(o Options) (*DB, error) {
 			}
 		}
 		if o.Prepare {
-			if _, err := conn.Exec(ctx, setGenericPlans); err != nil {
+			if _, err := conn.Exec(ctx, SetPlanMode); err != nil {
 				return err
 			}
 		}
@@ -162,7 +162,7 @@ const (
 // context ended before it gives the connection up.
 const cancelWait = time.Second
 
-// setGenericPlans has the server plan each prepared statement once, for any
+// SetPlanMode has the server plan each prepared statement once, for any
 // values. The prepared statements are written for that (a range and an
 // exclusion list per column, an index probe per key); left to choose, the
 // server compares the generic plan's estimate with the plans for the first
@@ -176,8 +176,9 @@ const cancelWait = time.Second
 // alone, and refuses the others when they are executed ("could not create
 // distributed plan"), so there each execution is planned for its values,
 // which also routes it to its shard then. The session asks its own server,
-// so that a pool learns nothing before its first connection.
-const setGenericPlans = "SELECT set_config('plan_cache_mode', CASE WHEN EXISTS " +
+// so that a pool learns nothing before its first connection. Exported for
+// explain, which shows the plans the service's sessions get.
+const SetPlanMode = "SELECT set_config('plan_cache_mode', CASE WHEN EXISTS " +
 	"(SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN 'force_custom_plan' ELSE 'force_generic_plan' END, false)"
 
 // setReadOnly is Options.ReadOnly. A session setting rather than a start-up

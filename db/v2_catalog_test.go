@@ -15,7 +15,7 @@ import (
 	"mirrorql/stmtlog"
 )
 
-var namedRE = regexp.MustCompile(`(topic_message|transaction)_p\d{4}_\d{2}`)
+var namedRE = regexp.MustCompile(`(?:FROM|JOIN) (?:"public"\.)?"?((?:topic_message|transaction)_p\d{4}_\d{2})`)
 
 // constLoRE and constHiRE are the constant bounds of a statement within one
 // partition (partition.within).
@@ -111,8 +111,8 @@ func TestV2PartitionsScanned(t *testing.T) {
 				allowed = len(bounds) // learning a topic's map without a lookup: every partition, once per topic
 			case len(namedRE.FindAllString(st.SQL, -1)) > 0: // names its partitions: those alone
 				named := map[string]bool{}
-				for _, n := range namedRE.FindAllString(st.SQL, -1) {
-					named[n] = true
+				for _, m := range namedRE.FindAllStringSubmatch(st.SQL, -1) {
+					named[m[1]] = true
 				}
 				allowed = len(named)
 			case strings.Contains(st.SQL, "consensus_timestamp < $"):

@@ -180,7 +180,6 @@ func TestCitusPlans(t *testing.T) {
 			continue
 		}
 		seen[st.SQL] = true
-		st.Unprepared = true // on Citus every execution is planned for its values (setGenericPlans)
 		plan, err := explain.Plan(ctx, conn, st, "COSTS OFF")
 		if err != nil {
 			t.Errorf("EXPLAIN: %v", err)

@@ -196,7 +196,7 @@ var runTexts texts[runKey]
 
 // runSQL is the page statement of a run of windows: one statement on the
 // parent table bounded by the run's first lo and last hi, which its generic
-// plan (setGenericPlans) prunes at executor start (Subplans Removed): a run
+// plan (SetPlanMode) prunes at executor start (Subplans Removed): a run
 // over seven partitions opens those seven, in the page's order, and stops
 // at the page's limit. The map vouches that the topic has no messages
 // between the run's windows (a stretch it cannot vouch for is a window of

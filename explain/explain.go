@@ -10,14 +10,15 @@ import (
 	"strconv"
 	"strings"
 
+	"mirrorql/db"
 	"mirrorql/stmtlog"
 )
 
 // Plan is the text of EXPLAIN (options) for st on conn, one line per plan
 // line. A statement with parameters is prepared and explained as EXECUTE
-// with its generic plan, the one the service's prepared statements use
-// (db: plan_cache_mode = force_generic_plan), or, for one the service never
-// prepares, with the plan for its values.
+// with the plan the service's sessions get (db.SetPlanMode: the generic
+// plan, or on a Citus coordinator the plan for its values), or, for one the
+// service never prepares, with the plan for its values.
 func Plan(ctx context.Context, conn *sql.Conn, st stmtlog.Statement, options string) (string, error) {
 	explain := "EXPLAIN "
 	if options != "" {
@@ -34,11 +35,11 @@ func Plan(ctx context.Context, conn *sql.Conn, st stmtlog.Statement, options str
 		}
 		values[i] = v
 	}
-	mode := "force_generic_plan"
+	setMode := db.SetPlanMode
 	if st.Unprepared { // the service has it planned for its values every time
-		mode = "force_custom_plan"
+		setMode = "SET plan_cache_mode = force_custom_plan"
 	}
-	if _, err := conn.ExecContext(ctx, "SET plan_cache_mode = "+mode); err != nil {
+	if _, err := conn.ExecContext(ctx, setMode); err != nil {
 		return "", err
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "RESET plan_cache_mode") //nolint:errcheck

@@ -75,9 +75,12 @@ var citusSettings = map[string]string{
 	"max_locks_per_transaction":    "2048",
 	"max_connections":              "400",
 	"citus.enable_unsafe_triggers": "on",
-	// Throwaway nodes on one machine: no background rebalancing or
-	// statistics collection competing with the tests.
-	"citus.enable_statistics_collection": "off",
+	// Throwaway nodes on one machine: none of the maintenance daemon's
+	// periodic work (statistics, recovery of two-phase commits, the search
+	// for distributed deadlocks) competing with the tests in every database.
+	"citus.enable_statistics_collection":          "off",
+	"citus.recover_2pc_interval":                  "-1",
+	"citus.distributed_deadlock_detection_factor": "-1",
 }
 
 // StartCitus starts a coordinator and opts.Workers workers. The caller must
@@ -164,15 +167,11 @@ func (c *Citus) CreateDatabase(ctx context.Context, name, template, options stri
 	}
 	for _, n := range c.nodes() {
 		if template != "" {
-			// Citus's maintenance daemon keeps a session in every database
-			// it has served, and CREATE DATABASE refuses a template with
-			// sessions: end them (nothing else uses a template).
-			if err := execOn(ctx, n.AdminURL(), "select pg_terminate_backend(pid) from pg_stat_activity "+
-				"where datname = $1 and pid <> pg_backend_pid()", template); err != nil {
-				return fmt.Errorf("pgcluster: citus: %w", err)
+			if err := closeTemplate(ctx, n.AdminURL(), template); err != nil {
+				return fmt.Errorf("pgcluster: citus: node %d: %w", n.Port(), err)
 			}
 		}
-		if err := createWithRetry(ctx, n.AdminURL(), stmt); err != nil {
+		if err := execOn(ctx, n.AdminURL(), stmt); err != nil {
 			return fmt.Errorf("pgcluster: citus: node %d: %w", n.Port(), err)
 		}
 	}
@@ -195,16 +194,15 @@ func (c *Citus) CreateDatabase(ctx context.Context, name, template, options stri
 	return nil
 }
 
-// createWithRetry runs a CREATE DATABASE … TEMPLATE, again while the
-// template's sessions are still going away ("being accessed by other
-// users", which the server says after waiting 5 s for them).
-func createWithRetry(ctx context.Context, url, stmt string) error {
-	for attempt := 1; ; attempt++ {
-		err := execOn(ctx, url, stmt)
-		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "being accessed by other users") {
-			return err
-		}
+// closeTemplate has a node's copy of template take no more connections and
+// ends those it has: CREATE DATABASE refuses a template with sessions, and
+// Citus keeps some in every database it has served (its maintenance daemon,
+// and the coordinator's connections to the workers), which would come back.
+func closeTemplate(ctx context.Context, url, template string) error {
+	if err := execOn(ctx, url, "alter database "+pgx.Identifier{template}.Sanitize()+" with allow_connections false"); err != nil {
+		return err
 	}
+	return execOn(ctx, url, "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1", template)
 }
 
 // DropDatabase drops database name on every node, ending its sessions.

@@ -314,3 +314,63 @@ func TestOwnerKilled(t *testing.T) {
 		t.Errorf("stale dir %s kept (%v)", dir, err)
 	}
 }
+
+// TestCitus: a coordinator and two workers, a Citus database made on every
+// node with its workers added, a distributed table in it, and a copy of that
+// database made from it on every node (the tests' v2-citus databases are
+// such copies) that reads the same rows apart from the original.
+func TestCitus(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, err := StartCitus(ctx, CitusOptions{})
+	if errors.Is(err, ErrCitusNotInstalled) {
+		prereq.Missing(t, err.Error())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := c.Stop(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := c.CreateDatabase(ctx, "one", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := connect(ctx, c.URL("one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var workers int
+	if err := conn.QueryRow(ctx, "select count(*) from citus_get_active_worker_nodes()").Scan(&workers); err != nil || workers != 2 {
+		t.Fatalf("%d workers (%v), want 2", workers, err)
+	}
+	for _, stmt := range []string{"create table t (id bigint, v text)", "select create_distributed_table('t', 'id', shard_count := 4)",
+		"insert into t select i, 'v' || i from generate_series(1, 100) i"} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	_ = conn.Close(ctx)
+	if err := c.CreateDatabase(ctx, "two", "one", ""); err != nil {
+		t.Fatal(err)
+	}
+	copied, err := connect(ctx, c.URL("two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer copied.Close(ctx)
+	if _, err := copied.Exec(ctx, "delete from t where id > 50"); err != nil {
+		t.Fatal(err)
+	}
+	var n, placements int
+	if err := copied.QueryRow(ctx, "select count(*), (select count(distinct nodeport) from pg_dist_shard_placement) from t").Scan(&n, &placements); err != nil {
+		t.Fatal(err)
+	}
+	if n != 50 || placements != 2 {
+		t.Errorf("the copy holds %d rows on %d workers, want 50 on 2", n, placements)
+	}
+	if err := c.DropDatabase(ctx, "one"); err != nil {
+		t.Error(err)
+	}
+}

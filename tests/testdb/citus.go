@@ -12,6 +12,7 @@ import (
 	"mirrorql/db"
 	"mirrorql/fixture"
 	"mirrorql/pgcluster"
+	"mirrorql/tests/prereq"
 )
 
 // The v2-citus variant is the v2 layout on a real Citus cluster
@@ -31,16 +32,16 @@ var (
 )
 
 // citus is the Citus cluster, started on first use. Where Citus is not
-// installed the test is skipped, but under CI=true, where nothing may skip.
+// installed the test is skipped, but in CI, where nothing may skip.
 func citus(tb testing.TB) *pgcluster.Citus {
 	tb.Helper()
 	citusOnce.Do(func() {
 		citusCluster, citusErr = pgcluster.StartCitus(context.Background(), pgcluster.CitusOptions{})
 	})
+	if errors.Is(citusErr, pgcluster.ErrCitusNotInstalled) {
+		prereq.Missingf(tb, "testdb: %v", citusErr)
+	}
 	if citusErr != nil {
-		if errors.Is(citusErr, pgcluster.ErrCitusNotInstalled) && os.Getenv("CI") != "true" {
-			tb.Skipf("testdb: %v", citusErr)
-		}
 		tb.Fatalf("testdb: Citus cluster: %v", citusErr)
 	}
 	return citusCluster

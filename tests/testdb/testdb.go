@@ -77,6 +77,15 @@ type Variant struct {
 
 func month(y int, m time.Month) time.Time { return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC) }
 
+// monthsFrom is the months from from up to, not including, to.
+func monthsFrom(from, to time.Time) []time.Time {
+	var out []time.Time
+	for m := from; m.Before(to); m = m.AddDate(0, 1, 0) {
+		out = append(out, m)
+	}
+	return out
+}
+
 // Variants are the v2 layouts: the importer's first, then the variants of
 // docs/layouts.md. Test data of 2023-11 to 2024-01 (the seed's) has
 // partitions in every one, but for the months detached.
@@ -88,9 +97,16 @@ func Variants() []Variant {
 		{Name: "v2-missing-months", Options: func(o *fixture.V2Options) {
 			o.Missing = []time.Time{month(2023, 9), month(2024, 2), month(2024, 3)}
 		}, Detached: []time.Time{month(2023, 11)}},
-		// On a real Citus cluster (citus.go), fewer months: the seed's
-		// 2023-11 to 2024-01 and the present; each test copies its shards.
-		{Name: "v2-citus", Options: func(o *fixture.V2Options) { o.Citus, o.From = true, month(2023, 1) }},
+		// On a real Citus cluster (citus.go), where each test copies every
+		// shard of every month: two shards, and the months test data has
+		// (the recorded cases' 2009-02 and 2009-03; 2023-07 on, the seed's
+		// 2023-11 to 2024-01 and the present) to two months ahead.
+		{Name: "v2-citus", Options: func(o *fixture.V2Options) {
+			o.Citus, o.CitusShards = true, 2
+			o.Missing = monthsFrom(month(2009, 4), month(2023, 7))
+			now := time.Now().UTC()
+			o.Through = month(now.Year(), now.Month()).AddDate(0, 2, 0)
+		}},
 	}
 }
 
@@ -604,8 +620,12 @@ func LoadDump(ctx context.Context, b *bun.DB, dump string) error {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, "set local session_replication_role = replica"); err != nil {
-		return err
+	// On Citus the triggers fire on the workers: the setting goes there too
+	// (citus.propagate_set_commands; a placeholder elsewhere).
+	for _, set := range []string{"set local citus.propagate_set_commands = local", "set local session_replication_role = replica"} {
+		if _, err := tx.ExecContext(ctx, set); err != nil {
+			return err
+		}
 	}
 	// No arguments: pgx sends the text as one simple query, as psql -f
 	// would statement by statement.

@@ -17,13 +17,17 @@
 // chosen by LearnLayout (layout.go, which finds out the layout) and held
 // behind an atomic pointer; no read asks which layout it is in.
 // v1_reader.go is v1's: a statement per question. The v2 reader is the
-// v2_*.go files, its model told once in v2_reader.go: v2_catalog.go (the
+// v2_*.go files, its model told once in v2_reader.go: v2_server.go (what
+// it does differently on plain PostgreSQL and on a Citus coordinator, a
+// variant chosen with the layout; Citus's in v2_citus.go), v2_catalog.go (the
 // partitions and the checks that the catalog is still current),
 // v2_topicmap.go (each topic's map of its partitions, and the windows a
 // read walks), v2_mapstore.go (where the maps are kept), v2_pages.go
 // (pages, runs of windows, chunks), v2_lookups.go (the point lookups and
 // their batches), v2_activity.go, v2_live.go (the live poll by partition)
 // and v2_fallbacks.go (the counts of reads the maps could not route).
+// pool.go's SetPlanMode is how each session plans its prepared statements
+// (generic plans, but on Citus).
 //
 // Under them: scan.go reads rows into model values, sqltext.go turns model
 // values into SQL text and bound values. The connection plumbing: pool.go
@@ -41,7 +45,8 @@
 //
 // The tests: each question's in its own _test.go; layouts_test.go and
 // default_partition_test.go hold the v2 reads to the v1 ones;
-// v2_catalog_test.go and explain_test.go check the statements' plans; the
+// v2_catalog_test.go and explain_test.go check the statements' plans,
+// v2_citus_test.go their plans on a real Citus cluster; the
 // v2_*_internal_test.go files test the v2 reader's parts; export_test.go
 // lets the tests choose a reader.
 package db

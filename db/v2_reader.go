@@ -76,11 +76,14 @@ import (
 //     few, else planned for the watermark (v2_live.go).
 //
 // Every statement filters topic_message on its topic (the distribution
-// column on Citus) and reads transaction apart from topic_message where
-// they are not co-located (Citus).
+// column on Citus). What differs on a Citus coordinator (transaction read
+// apart from topic_message, which it is not co-located with; the checks
+// below sent apart; the tail and the live poll bounded by time) is the
+// reader's server, a variant chosen with the layout (v2_server.go).
 //
 // Staleness: a TRUNCATE (a database reset) gives every partition new
-// storage. A read by partition also returns the partition's filenode; one
+// storage. A read by partition also returns the partition's filenode (on
+// Citus, a statement pipelined after it: v2Server.checked); one
 // other than the catalog's, or a relation that is gone, has the catalog
 // read again (relearn) and the read answered anew on it (fresh), its maps
 // learned afresh. A page that comes back short without any such check

@@ -221,6 +221,18 @@ func (c *Citus) DropDatabase(ctx context.Context, name string) error {
 	return nil
 }
 
+// Exec runs stmt in every node's postgres database: what each node must
+// have of its own, such as roles (Citus 12.1 propagates CREATE ROLE only
+// from a database that has the extension).
+func (c *Citus) Exec(ctx context.Context, stmt string) error {
+	for _, n := range c.nodes() {
+		if err := execOn(ctx, n.AdminURL(), stmt); err != nil {
+			return fmt.Errorf("pgcluster: citus: node %d: %w", n.Port(), err)
+		}
+	}
+	return nil
+}
+
 // Stop stops every node and removes their directories.
 func (c *Citus) Stop() error {
 	var errs []error

@@ -237,7 +237,7 @@ func TestPgBouncer(t *testing.T) {
 		t.Skip("starts PgBouncer")
 	}
 	dbURL, b := testdb.New(t)
-	bouncer := startPgbouncer(t, testdb.ServerURL(t), 2)
+	bouncer := startPgbouncer(t, dbURL, 2) // the server that holds the test's database (on Citus, its coordinator)
 	viaBouncer := bouncer.url(t, dbURL)
 
 	t.Run("statement timeout", func(t *testing.T) {

@@ -31,7 +31,8 @@ import (
 //     that position, for one with several results) is SQL-safe by these
 //     same rules in every return statement of it, its parameters counting as
 //     unsafe (`direction(o)` returns "ASC" or "DESC"; `f.page(q)` returns
-//     its local orderColumn); or a call of one of the helpers listed in
+//     its local orderColumn) — for a method of one of db's interfaces, in
+//     every implementation of it in db (the v2 reader's servers); or a call of one of the helpers listed in
 //     sqlHelpers, whose result is built only from its arguments and fixed
 //     text (prefixed: qualifies a column list with an alias), with every
 //     string argument SQL-safe;
@@ -410,7 +411,10 @@ func (c *sqlChecker) safe(fd *ast.FuncDecl, e ast.Expr, seen map[types.Object]bo
 					return true // rule 4
 				}
 			}
-			return false
+			if named == nil || named.Obj().Pkg() != c.pkg.Types {
+				return false
+			}
+			return c.resultSafe(fn, 0) // rule 3, a method of db's own
 		}
 		if fn.Pkg() == c.pkg.Types && sig.Recv() == nil && sqlHelpers[fn.Name()] { // rule 3, listed helpers
 			for i, a := range x.Args {
@@ -447,6 +451,9 @@ func (c *sqlChecker) resultSafe(fn *types.Func, i int) bool {
 	if fn == nil || fn.Pkg() != c.pkg.Types {
 		return false
 	}
+	if recv := fn.Type().(*types.Signature).Recv(); recv != nil && types.IsInterface(recv.Type()) {
+		return c.implementationsSafe(fn, i)
+	}
 	fd := c.funcs[fn]
 	if fd == nil || fd.Body == nil {
 		return false
@@ -477,6 +484,34 @@ func (c *sqlChecker) resultSafe(fn *types.Func, i int) bool {
 	})
 	c.results[key] = ok && n > 0
 	return ok && n > 0
+}
+
+// implementationsSafe reports whether result i of the interface method fn
+// is SQL-safe in the method of every type of package db that implements the
+// interface (and there is at least one).
+func (c *sqlChecker) implementationsSafe(fn *types.Func, i int) bool {
+	iface, _ := fn.Type().(*types.Signature).Recv().Type().Underlying().(*types.Interface)
+	scope := c.pkg.Types.Scope()
+	n := 0
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || types.IsInterface(tn.Type()) || iface == nil {
+			continue
+		}
+		for _, t := range []types.Type{tn.Type(), types.NewPointer(tn.Type())} {
+			if !types.Implements(t, iface) {
+				continue
+			}
+			obj, _, _ := types.LookupFieldOrMethod(t, true, c.pkg.Types, fn.Name())
+			m, _ := obj.(*types.Func)
+			if !c.resultSafe(m, i) {
+				return false
+			}
+			n++
+			break
+		}
+	}
+	return n > 0
 }
 
 // assignmentsSafe reports whether every assignment to the local variable v

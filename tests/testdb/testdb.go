@@ -414,31 +414,64 @@ func LocalNetwork(tb testing.TB) Network {
 			}
 		}
 	}
+	// The roles are the server's: on Citus, every node's (Citus 12.1
+	// propagates CREATE ROLE only from a database that has it).
+	layout := Layout()
+	v, v2 := variant(layout)
+	var citusDB fixture.V2Options
+	isCitus := false
+	if v2 {
+		citusDB, isCitus = v.citusOptions()
+	}
+	roles := func(stmts ...string) error {
+		for _, stmt := range stmts {
+			if isCitus {
+				if err := citus(tb).Exec(ctx, stmt); err != nil {
+					return err
+				}
+			} else if _, err := admin.ExecContext(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	// Registered before the database exists, so it runs after the drop
 	// (cleanups run last in, first out): a role that still owns a
 	// database cannot go.
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if _, err := admin.ExecContext(ctx, "drop role if exists "+id(reader)+", "+id(group)+", "+id(owner)); err != nil {
+		stmt := "drop role if exists " + id(reader) + ", " + id(group) + ", " + id(owner)
+		var err error
+		if isCitus {
+			err = citus(tb).Exec(ctx, stmt)
+		} else {
+			_, err = admin.ExecContext(ctx, stmt)
+		}
+		if err != nil {
 			tb.Errorf("testdb: drop the local network's roles: %v", err)
 		}
 	})
-	exec(admin,
-		"create role "+id(owner)+" login password 'owner_pass_"+suffix+"'",
+	if err := roles("create role "+id(owner)+" login password 'owner_pass_"+suffix+"'",
 		"create role "+id(group)+" nologin",
-		"create role "+id(reader)+" login password 'reader_pass_"+suffix+"' in role "+id(group))
-
-	layout := Layout()
-	template := ""
-	v, v2 := variant(layout)
-	if v2 {
-		template = templateDB(tb, v)
+		"create role "+id(reader)+" login password 'reader_pass_"+suffix+"' in role "+id(group)); err != nil {
+		tb.Fatalf("testdb: local network: %v", err)
 	}
-	name := createDatabase(tb, template, "owner "+id(owner))
-	adminURL, err := withDatabase(ServerURL(tb), name)
-	if err != nil {
-		tb.Fatalf("testdb: %v", err)
+
+	var name, adminURL string
+	switch {
+	case isCitus:
+		name, adminURL = createCitus(tb, citusTemplate(tb, v, citusDB), "owner "+id(owner))
+	default:
+		template := ""
+		if v2 {
+			template = templateDB(tb, v)
+		}
+		name = createDatabase(tb, template, "owner "+id(owner))
+		var err error
+		if adminURL, err = withDatabase(ServerURL(tb), name); err != nil {
+			tb.Fatalf("testdb: %v", err)
+		}
 	}
 	inDB, err := sql.Open("pgx", adminURL)
 	if err != nil {
@@ -607,6 +640,18 @@ func Main(m *testing.M) {
 	code := m.Run()
 	Shutdown()
 	os.Exit(code)
+}
+
+// KeepLookup turns the v2 layouts' lookup trigger (fixture's stand-in for
+// the importer's upsert) on or off, on every partition and, on Citus, every
+// shard; on v1, which has none, it does nothing.
+func KeepLookup(ctx context.Context, b *bun.DB, keep bool) error {
+	stmt := "alter table topic_message disable trigger user"
+	if keep {
+		stmt = "alter table topic_message enable trigger user"
+	}
+	_, err := b.ExecContext(ctx, stmt)
+	return err
 }
 
 // LoadDump runs a pg_dump's data-only INSERTs (a conformance case's

@@ -73,7 +73,7 @@ func TestFallbackToCluster(t *testing.T) {
 	t.Setenv(EnvURL, "")
 
 	t.Run("use", func(t *testing.T) {
-		url, b := New(t)
+		url, b := NewLayout(t, LayoutV1) // the fallback server's, whatever MIRRORQL_TEST_LAYOUT says
 		if cluster == nil {
 			t.Fatal("no cluster started")
 		}

@@ -12,8 +12,8 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
@@ -21,20 +21,20 @@ import (
 // kinds maps each apiVersion/kind the chart may render to a new value of its
 // Go type. A kind missing here fails the test: every object is checked.
 var kinds = map[string]func() any{
-	"apps/v1/Deployment":                      func() any { return &appsv1.Deployment{} },
-	"v1/Service":                              func() any { return &corev1.Service{} },
-	"v1/ServiceAccount":                       func() any { return &corev1.ServiceAccount{} },
-	"v1/ConfigMap":                            func() any { return &corev1.ConfigMap{} },
-	"v1/Pod":                                  func() any { return &corev1.Pod{} },
-	"autoscaling/v2/HorizontalPodAutoscaler":  func() any { return &autoscalingv2.HorizontalPodAutoscaler{} },
-	"policy/v1/PodDisruptionBudget":           func() any { return &policyv1.PodDisruptionBudget{} },
-	"gateway.networking.k8s.io/v1/HTTPRoute":  func() any { return &gatewayv1.HTTPRoute{} },
-	"gateway.networking.k8s.io/v1/GRPCRoute":  func() any { return &gatewayv1.GRPCRoute{} },
-	"monitoring.coreos.com/v1/ServiceMonitor": func() any { return &monitoringv1.ServiceMonitor{} },
-	"monitoring.coreos.com/v1/PrometheusRule": func() any { return &monitoringv1.PrometheusRule{} },
-	"traefik.io/v1alpha1/Middleware":          func() any { return &traefikv1.Middleware{} },
-	"traefik.io/v1alpha1/IngressRoute":        func() any { return &traefikv1.IngressRoute{} },
-	"networking.gke.io/v1/HealthCheckPolicy":  func() any { return &gkeHealthCheckPolicy{} },
+	"apps/v1/Deployment":                                func() any { return &appsv1.Deployment{} },
+	"v1/Service":                                        func() any { return &corev1.Service{} },
+	"v1/ServiceAccount":                                 func() any { return &corev1.ServiceAccount{} },
+	"v1/ConfigMap":                                      func() any { return &corev1.ConfigMap{} },
+	"v1/Pod":                                            func() any { return &corev1.Pod{} },
+	"autoscaling/v2/HorizontalPodAutoscaler":            func() any { return &autoscalingv2.HorizontalPodAutoscaler{} },
+	"policy/v1/PodDisruptionBudget":                     func() any { return &policyv1.PodDisruptionBudget{} },
+	"gateway.networking.k8s.io/v1/HTTPRoute":            func() any { return &gatewayv1.HTTPRoute{} },
+	"gateway.networking.k8s.io/v1/GRPCRoute":            func() any { return &gatewayv1.GRPCRoute{} },
+	"monitoring.coreos.com/v1/ServiceMonitor":           func() any { return &monitoringv1.ServiceMonitor{} },
+	"monitoring.coreos.com/v1/PrometheusRule":           func() any { return &monitoringv1.PrometheusRule{} },
+	"traefik.io/v1alpha1/Middleware":                    func() any { return &traefikv1.Middleware{} },
+	"traefik.io/v1alpha1/IngressRoute":                  func() any { return &traefikv1.IngressRoute{} },
+	"networking.gke.io/v1/HealthCheckPolicy":            func() any { return &gkeHealthCheckPolicy{} },
 	"monitoring.coreos.com/v1alpha1/AlertmanagerConfig": func() any { return &monitoringv1alpha1.AlertmanagerConfig{} },
 }
 

@@ -1,9 +1,6 @@
 package charttest
 
 import (
-	"bytes"
-	"path"
-	"sort"
 	"strings"
 	"testing"
 
@@ -70,30 +67,7 @@ func renderAsSubchart(t *testing.T, values string) []object {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var out []object
-	for _, n := range names {
-		if !strings.HasPrefix(n, "hedera-mirror/charts/mirrorql/templates/") || strings.HasSuffix(n, "NOTES.txt") {
-			continue
-		}
-		for _, doc := range bytes.Split([]byte(files[n]), []byte("\n---")) {
-			var head struct {
-				Kind     string
-				Metadata struct{ Name string }
-			}
-			if err := yaml.Unmarshal(doc, &head); err != nil {
-				t.Fatalf("%s: %v", n, err)
-			}
-			if head.Kind != "" {
-				out = append(out, object{Template: path.Base(n), Kind: head.Kind, Name: head.Metadata.Name, YAML: doc})
-			}
-		}
-	}
-	return out
+	return objects(t, files, "hedera-mirror/charts/mirrorql/templates/")
 }
 
 // As a subchart of the umbrella, mirrorql takes its global.*: the hostname

@@ -147,7 +147,7 @@ func newTraefikProxy(t *testing.T, routes []traefikRoute) *traefikProxy {
 
 func backend(r traefikRoute) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		p := req.URL.Path
+		p := req.URL.EscapedPath() // as the backend's request line carries it
 		if r.replacePath != "" {
 			p = r.replacePath
 		}
@@ -166,7 +166,7 @@ func sanitizePath(u *url.URL) *url.URL { return u.JoinPath() }
 
 // route sends a GET for target (a path, with a query if any) with host to the
 // proxy: the owner ("" when Traefik answers 404 itself) and the path the
-// backend receives.
+// backend receives, escaped.
 func (p *traefikProxy) route(t *testing.T, host, target string) (owner, path string) {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodGet, "http://"+host+target, nil)

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	traefikv1 "github.com/traefik/traefik/v3/pkg/provider/kubernetes/crd/traefikio/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 
 	"mirrorql/config"
 )
@@ -76,7 +76,7 @@ func TestDeployment(t *testing.T) {
 				if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
 					fromSecret[e.Name] = true
 				}
-				if strings.Contains(e.Value, "://") && strings.Contains(e.Value, "@") {
+				if strings.Contains(e.Value, "://") && strings.Contains(e.Value, "@") && !strings.Contains(e.Value, "$(MIRROR_DB_PASSWORD)@") {
 					t.Errorf("%s: a URL with credentials in plain text", e.Name)
 				}
 				if e.Name == config.Prefix+"SHUTDOWN_GRACE" {
@@ -87,8 +87,15 @@ func TestDeployment(t *testing.T) {
 					grace = g
 				}
 			}
-			if !fromSecret[config.Prefix+"DATABASE_URL"] {
-				t.Errorf("%sDATABASE_URL does not come from a Secret", config.Prefix)
+			// Beside a mirror node (both sets) the URL is put together from
+			// the REST API's login in the umbrella's Secret mirror-passwords.
+			for _, v := range []string{"MIRROR_DB_HOST", "MIRROR_DB_NAME", "MIRROR_DB_USERNAME", "MIRROR_DB_PASSWORD"} {
+				if !fromSecret[v] {
+					t.Errorf("%s does not come from the Secret", v)
+				}
+			}
+			if u := env(c.Env, config.Prefix+"DATABASE_URL"); u != "postgres://$(MIRROR_DB_USERNAME):$(MIRROR_DB_PASSWORD)@$(MIRROR_DB_HOST):5432/$(MIRROR_DB_NAME)" {
+				t.Errorf("%sDATABASE_URL %q", config.Prefix, u)
 			}
 			if set == "mirror-node" && (!fromSecret[config.Prefix+"REDIS_URL"] || !fromSecret[config.Prefix+"LIVE_REDIS_URL"]) {
 				t.Errorf("the Redis URLs do not come from a Secret: %v", fromSecret)
@@ -101,6 +108,63 @@ func TestDeployment(t *testing.T) {
 				t.Errorf("terminationGracePeriodSeconds %v, want more than the drain %v and the pause %v", tg, grace, pause)
 			}
 		})
+	}
+}
+
+func env(vars []corev1.EnvVar, name string) string {
+	for _, e := range vars {
+		if e.Name == name {
+			return e.Value
+		}
+	}
+	return ""
+}
+
+// The database from the mirror node's Secret mirror-passwords under the keys
+// the umbrella chart writes for its rest module, each read before the URL
+// that refers to it (the kubelet expands only variables defined earlier);
+// host and name from values win; alone, a Secret with the whole URL.
+func TestDatabase(t *testing.T) {
+	c := deployment(t, render(t, map[string]any{})).Spec.Template.Spec.Containers[0]
+	keys := map[string]string{}
+	seen := map[string]int{}
+	for i, e := range c.Env {
+		seen[e.Name] = i
+		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			if e.ValueFrom.SecretKeyRef.Name != "mirror-passwords" {
+				t.Errorf("%s from Secret %s", e.Name, e.ValueFrom.SecretKeyRef.Name)
+			}
+			keys[e.Name] = e.ValueFrom.SecretKeyRef.Key
+		}
+	}
+	want := map[string]string{"MIRROR_DB_HOST": "HIERO_MIRROR_REST_DB_HOST", "MIRROR_DB_NAME": "HIERO_MIRROR_REST_DB_NAME",
+		"MIRROR_DB_USERNAME": "HIERO_MIRROR_REST_DB_USERNAME", "MIRROR_DB_PASSWORD": "HIERO_MIRROR_REST_DB_PASSWORD"}
+	for v, k := range want {
+		if keys[v] != k {
+			t.Errorf("%s from key %q, want %q", v, keys[v], k)
+		}
+		if seen[v] > seen[config.Prefix+"DATABASE_URL"] {
+			t.Errorf("%s comes after the URL that refers to it", v)
+		}
+	}
+
+	c = deployment(t, render(t, map[string]any{"database": map[string]any{"host": "{{ .Release.Name }}-citus-reads", "name": "mirror", "params": "sslmode=require"}})).Spec.Template.Spec.Containers[0]
+	if h, n := env(c.Env, "MIRROR_DB_HOST"), env(c.Env, "MIRROR_DB_NAME"); h != release+"-citus-reads" || n != "mirror" {
+		t.Errorf("host %q and name %q from values", h, n)
+	}
+	if u := env(c.Env, config.Prefix+"DATABASE_URL"); !strings.HasSuffix(u, "/$(MIRROR_DB_NAME)?sslmode=require") {
+		t.Errorf("URL %q", u)
+	}
+
+	c = deployment(t, render(t, map[string]any{"database": map[string]any{"urlSecret": map[string]any{"name": "mirrorql-database"}}})).Spec.Template.Spec.Containers[0]
+	for _, e := range c.Env {
+		if strings.HasPrefix(e.Name, "MIRROR_DB_") {
+			t.Errorf("%s set beside urlSecret", e.Name)
+		}
+		if e.Name == config.Prefix+"DATABASE_URL" && (e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil ||
+			e.ValueFrom.SecretKeyRef.Name != "mirrorql-database" || e.ValueFrom.SecretKeyRef.Key != "MIRRORQL_DATABASE_URL") {
+			t.Errorf("%s %+v", e.Name, e)
+		}
 	}
 }
 
@@ -130,18 +194,17 @@ func TestServiceAndScaling(t *testing.T) {
 	if svc == nil {
 		t.Fatalf("no Service %s-mirrorql among %v", release, services)
 	}
-	// Traefik's Ingress speaks h2c to a Service it is told to, whole: the
-	// gRPC path's Service, not the one that carries WebSocket upgrades.
-	ing := typed(t, find(objs, "Ingress")[0]).(*networkingv1.Ingress)
-	for _, p := range ing.Spec.Rules[0].HTTP.Paths {
-		b := p.Backend.Service
-		s := services[b.Name]
-		if s == nil {
-			t.Fatalf("ingress path %s: no Service %s", p.Path, b.Name)
-		}
-		h2c := s.Annotations["traefik.ingress.kubernetes.io/service.serversscheme"] == "h2c"
-		if h2c != (b.Port.Name == "grpc") {
-			t.Errorf("ingress path %s: Service %s port %s, h2c %v", p.Path, b.Name, b.Port.Name, h2c)
+	// Traefik speaks h2c to the gRPC port only: the http port carries the
+	// WebSocket upgrades, which stay HTTP/1.1.
+	ir := typed(t, find(objs, "IngressRoute")[0]).(*traefikv1.IngressRoute)
+	for _, r := range ir.Spec.Routes {
+		for _, b := range r.Services {
+			if services[b.Name] == nil {
+				t.Fatalf("route %s: no Service %s", r.Match, b.Name)
+			}
+			if (b.Scheme == "h2c") != (b.Port.String() == "grpc") {
+				t.Errorf("route %s: port %s, scheme %q", r.Match, b.Port.String(), b.Scheme)
+			}
 		}
 	}
 	proto := map[string]string{}
@@ -168,18 +231,47 @@ func TestServiceAndScaling(t *testing.T) {
 	}
 }
 
-// The helm test asks readiness, then a route mirrorql serves.
+// The helm test asks readiness, then a route mirrorql serves, and with a
+// host on the IngressRoute a path only mirrorql serves through it; its labels
+// are the chart's with a name of its own, so the Service does not select it.
 func TestHelmTest(t *testing.T) {
-	pods := find(renderSet(t, "default"), "Pod")
-	if len(pods) != 1 {
-		t.Fatalf("%d test pods", len(pods))
+	for set, through := range map[string]string{
+		"default":     "",
+		"mirror-node": "https://mainnet.mirrornode.example.com/dashboard",
+	} {
+		t.Run(set, func(t *testing.T) {
+			pods := find(renderSet(t, set), "Pod")
+			if len(pods) != 1 {
+				t.Fatalf("%d test pods", len(pods))
+			}
+			pod := typed(t, pods[0]).(*corev1.Pod)
+			if pod.Annotations["helm.sh/hook"] != "test-success" && pod.Annotations["helm.sh/hook"] != "test" {
+				t.Errorf("hook %q", pod.Annotations["helm.sh/hook"])
+			}
+			args := strings.Join(pod.Spec.Containers[0].Args, " ")
+			if !strings.Contains(args, "/health/readiness") || !strings.Contains(args, "/api/v1/schedules") {
+				t.Errorf("args %s", args)
+			}
+			if through != "" && !strings.Contains(args, through) {
+				t.Errorf("args %s: not through %s", args, through)
+			}
+			if through == "" && strings.Contains(args, "://mainnet") {
+				t.Errorf("args %s: through a host the values do not set", args)
+			}
+			if pod.Labels["app.kubernetes.io/name"] != "mirrorql-test" || pod.Labels["app.kubernetes.io/instance"] != release {
+				t.Errorf("labels %v", pod.Labels)
+			}
+		})
 	}
-	pod := typed(t, pods[0]).(*corev1.Pod)
-	if pod.Annotations["helm.sh/hook"] != "test-success" && pod.Annotations["helm.sh/hook"] != "test" {
-		t.Errorf("hook %q", pod.Annotations["helm.sh/hook"])
-	}
-	args := strings.Join(pod.Spec.Containers[0].Args, " ")
-	if !strings.Contains(args, "/health/readiness") || !strings.Contains(args, "/api/v1/schedules") {
-		t.Errorf("args %s", args)
+}
+
+// Defaults as the mirror node's modules have them: no HPA and no
+// PodDisruptionBudget unless turned on, inhibition rules off.
+func TestModuleDefaults(t *testing.T) {
+	objs := render(t, map[string]any{})
+	for _, k := range []string{"HorizontalPodAutoscaler", "PodDisruptionBudget", "AlertmanagerConfig", "HTTPRoute", "HealthCheckPolicy"} {
+		if len(find(objs, k)) > 0 {
+			t.Errorf("%s rendered with the defaults", k)
+		}
 	}
 }

@@ -58,6 +58,14 @@ func render(t *testing.T, values map[string]any) []object {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return objects(t, files, "mirrorql/templates/")
+}
+
+// objects splits the rendered files under dir (a chart's templates) into
+// their documents, in the order of the file names, without NOTES.txt and
+// templates that rendered nothing.
+func objects(t *testing.T, files map[string]string, dir string) []object {
+	t.Helper()
 	names := make([]string, 0, len(files))
 	for name := range files {
 		names = append(names, name)
@@ -65,7 +73,7 @@ func render(t *testing.T, values map[string]any) []object {
 	sort.Strings(names)
 	var out []object
 	for _, name := range names {
-		if strings.HasSuffix(name, "NOTES.txt") || strings.HasSuffix(name, ".tpl") {
+		if !strings.HasPrefix(name, dir) || strings.HasSuffix(name, "NOTES.txt") || strings.HasSuffix(name, ".tpl") {
 			continue
 		}
 		for _, doc := range bytes.Split([]byte(files[name]), []byte("\n---")) {
@@ -129,5 +137,21 @@ func TestLint(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// NOTES.txt tells the operator where the database login comes from.
+func TestNotes(t *testing.T) {
+	for want, values := range map[string]map[string]any{
+		"from Secret mirror-passwords (keys HIERO_MIRROR_REST_DB_HOST": {},
+		"from Secret mirrorql-database, key MIRRORQL_DATABASE_URL":     {"database": map[string]any{"urlSecret": map[string]any{"name": "mirrorql-database"}}},
+	} {
+		files, err := tryRender(values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if notes := files["mirrorql/templates/NOTES.txt"]; !strings.Contains(notes, want) || !strings.Contains(notes, "/mirrorql/openapi.yml") {
+			t.Errorf("NOTES.txt:\n%s\nwants %q", notes, want)
+		}
 	}
 }

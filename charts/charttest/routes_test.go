@@ -7,13 +7,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	networkingv1 "k8s.io/api/networking/v1"
+	muxhttp "github.com/traefik/traefik/v3/pkg/muxer/http"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"mirrorql/config"
@@ -21,159 +22,196 @@ import (
 	"mirrorql/service"
 )
 
-// A request path and where it belongs: route is the routes.* switch of a
-// path mirrorql serves, "" for a path the mirror node keeps. kept marks a
-// path mirrorql answers but leaves to the mirror node's own modules (health,
-// metrics, the address book, reflection).
+// A request path and where it belongs. route is the routes.* switch under
+// which mirrorql takes the path with the default values, "" for a path it
+// leaves alone. mirror is the mirror node's module that takes the path when
+// mirrorql does not (its Ingresses with values-prod, testdata), "" for none
+// (Traefik's own 404). kept marks a path mirrorql's handler answers although
+// its routes leave it to the mirror node (health, metrics, the address
+// book, reflection, its docs at the mirror node's docs path).
+//
+// Paths are as a client sends them: Traefik sanitizes them first ("//",
+// "/./", "/../" removed), so /api/v1/schedules// reaches mirrorql as
+// /api/v1/schedules/ — the list, which the mirror node answers there too.
+// The table is the one place that says who owns a path: a route table of
+// the mirror node's own (Express's) can be checked against it row by row.
 type pathCase struct {
-	path  string
-	route string
-	kept  bool
+	path   string
+	route  string
+	mirror string
+	kept   bool
 }
 
 const grpcPrefix = "/com.hedera.mirror.api.proto."
 
+// The mirror node's modules, as their Services are named without the release.
+const (
+	rest     = "rest"
+	restjava = "restjava"
+	web3     = "web3"
+	grpcMod  = "grpc"
+	monitor  = "monitor"
+)
+
 var pathTable = []pathCase{
 	// mirrorql's REST routes, as Express matches them
-	{"/api/v1/topics/7", "topic", false},
-	{"/api/v1/topics/0.0.7", "topic", false},
-	{"/api/v1/topics/1.2.3", "topic", false},
-	{"/api/v1/topics/0.0.7/messages", "topicMessages", false},
-	{"/api/v1/topics/7/messages/", "topicMessages", false},
-	{"/API/V1/Topics/0.0.7/Messages", "topicMessages", false},
-	{"/api/v1/topics/0.0.7/messages/3", "topicMessages", false},
-	{"/api/v1/topics/0.0.7/messages/1234567890.000000001/", "topicMessages", false},
-	{"/api/v1/topics/abc/messages", "topicMessages", false},
-	{"/api/v1/topics/messages/1234567890.000000001", "messageByTimestamp", false},
-	{"/api/v1/TOPICS/messages/1234567890.000000001/", "messageByTimestamp", false},
-	{"/api/v1/schedules", "schedules", false},
-	{"/api/v1/schedules/", "schedules", false},
-	{"/Api/V1/Schedules", "schedules", false},
-	{"/api/v1/schedules/0.0.1234", "schedules", false},
-	{"/api/v1/schedules/1234/", "schedules", false},
-	// the GraphQL face, its explorer, the dashboard, the docs
-	{"/graphql", "graphql", false},
-	{"/graphql/explorer/explorer.js", "explorer", false},
-	{"/graphql/explorer/graphiql.min.css", "explorer", false},
-	{"/graphql/explorer/", "", false},
-	{"/graphql/explorer", "", false},
-	{"/dashboard", "dashboard", false},
-	{"/dashboard/", "dashboard", false},
-	{"/dashboard/assets/dashboard.js", "dashboard", false},
-	{"/dashboard/assets/", "", false},
-	{"/dashboard/x", "", false},
-	{"/Dashboard", "", false},
-	{"/api/v1/docs", "docs", false},
-	{"/api/v1/docs/", "docs", false},
-	{"/api/v1/docs/openapi.yml", "docs", false},
-	{"/api/v1/docs/assets/swagger-ui.css", "docs", false},
-	{"/api/v1/docs/assets/", "", false},
-	{"/api/v1/docs/openapi.yml/", "", false},
-	{"/API/V1/DOCS", "", false},
+	{"/api/v1/topics/7", "topic", restjava, false},
+	{"/api/v1/topics/0.0.7", "topic", restjava, false},
+	{"/api/v1/topics/1.2.3", "topic", restjava, false},
+	{"/api/v1/topics/0.0.7/messages", "topicMessages", rest, false},
+	{"/api/v1/topics/7/messages/", "topicMessages", rest, false},
+	{"/API/V1/Topics/0.0.7/Messages", "topicMessages", "", false},
+	{"/api/v1/topics/0.0.7/messages/3", "topicMessages", rest, false},
+	{"/api/v1/topics/0.0.7/messages/1234567890.000000001/", "topicMessages", rest, false},
+	{"/api/v1/topics/abc/messages", "topicMessages", rest, false},
+	{"/api/v1/topics/messages/1234567890.000000001", "messageByTimestamp", rest, false},
+	{"/api/v1/TOPICS/messages/1234567890.000000001/", "messageByTimestamp", rest, false},
+	{"/api/v1/schedules", "schedules", rest, false},
+	{"/api/v1/schedules/", "schedules", rest, false},
+	{"/Api/V1/Schedules", "schedules", "", false},
+	{"/API/V1/SCHEDULES/0.0.1", "schedules", "", false},
+	{"/api/v1/schedules/0.0.1234", "schedules", rest, false},
+	{"/api/v1/schedules/1234/", "schedules", rest, false},
+	{"/api/v1/schedules?limit=2&order=desc", "schedules", rest, false},
+	// the GraphQL face, its explorer, the dashboard
+	{"/graphql", "graphql", "", false},
+	{"/graphql/explorer/explorer.js", "explorer", "", false},
+	{"/graphql/explorer/graphiql.min.css", "explorer", "", false},
+	{"/graphql/explorer/", "", "", false},
+	{"/graphql/explorer", "", "", false},
+	{"/dashboard", "dashboard", "", false},
+	{"/dashboard/", "dashboard", "", false},
+	{"/dashboard/assets/dashboard.js", "dashboard", "", false},
+	{"/dashboard/assets/", "", "", false},
+	{"/dashboard/x", "", "", false},
+	{"/Dashboard", "", "", false},
+	// the docs: /api/v1/docs* is the mirror node's (docs.besideMirrorNode),
+	// mirrorql's OpenAPI document is at docs.path
+	{"/mirrorql/openapi.yml", "docs", "", false},
+	{"/mirrorql/openapi.yml/", "", "", false},
+	{"/mirrorql", "", "", false},
+	{"/api/v1/docs", "", rest, true},
+	{"/api/v1/docs/", "", rest, true},
+	{"/api/v1/docs/openapi.yml", "", rest, true},
+	{"/api/v1/docs/assets/swagger-ui.css", "", rest, true},
+	{"/api/v1/docs/assets/", "", rest, false},
+	{"/api/v1/docs/openapi.yml/", "", rest, false},
+	{"/API/V1/DOCS", "", "", false},
 	// the SDKs' gRPC
-	{grpcPrefix + "ConsensusService/subscribeTopic", "consensus", false},
-	{grpcPrefix + "NetworkService/getNodes", "", true},
-	{"/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", "", true},
-	{"/grpc.health.v1.Health/Check", "", true},
+	{grpcPrefix + "ConsensusService/subscribeTopic", "consensus", grpcMod, false},
+	{grpcPrefix + "NetworkService/getNodes", "", grpcMod, true},
+	{"/grpc.reflection.v1.ServerReflection/ServerReflectionInfo", "", grpcMod, true},
+	{"/grpc.health.v1.Health/Check", "", "", true},
 	// topic paths the mirror node answers itself (rest-java takes only its
 	// expression, Node has no route for the rest)
-	{"/api/v1/topics", "", false},
-	{"/api/v1/topics/", "", false},
-	{"/api/v1/topics/0.0.7/", "", false},
-	{"/api/v1/topics/abc", "", false},
-	{"/API/V1/TOPICS/7", "", false},
-	{"/api/v1/topics/0x00000000000000000000000000000000000004d2", "", false},
-	{"/api/v1/topics/messages", "", false},
+	{"/api/v1/topics", "", rest, false},
+	{"/api/v1/topics/", "", rest, false},
+	{"/api/v1/topics/0.0.7/", "", rest, false},
+	{"/api/v1/topics/abc", "", rest, false},
+	{"/API/V1/TOPICS/7", "", "", false},
+	{"/api/v1/topics/0x00000000000000000000000000000000000004d2", "", rest, false},
+	{"/api/v1/topics/messages", "", rest, false},
+	{"/api/v1/topics/messages/", "", rest, false},
 	// Express's parameters are never empty and never span a "/", so Node
 	// answers these with its generic 404; mirrorql's router hands them to a
-	// route with an empty parameter or the rest of the path as one (a 400).
-	// The mirror node keeps them.
-	{"/api/v1/topics/0.0.7/messages/3/x", "", true},
-	{"/api/v1/schedules/0.0.1/x", "", true},
-	{"/api/v1/topics//messages", "", true},
-	{"/api/v1/topics/7/messages//", "", true},
-	{"/api/v1/schedules//", "", true},
-	{"/api/v1/topics/messages/", "", false},
+	// route with the rest of the path as a parameter (a 400). The mirror
+	// node keeps them.
+	{"/api/v1/topics/0.0.7/messages/3/x", "", rest, true},
+	{"/api/v1/schedules/0.0.1/x", "", rest, true},
+	// paths Traefik sanitizes before routing: who takes them is who takes
+	// the sanitized path
+	{"/api/v1/topics//messages", "", rest, false},
+	{"/api/v1/topics/7/messages//", "topicMessages", rest, false},
+	{"/api/v1/schedules//", "schedules", rest, false},
+	{"//api/v1/schedules", "schedules", rest, false},
+	{"/api/v1/schedules/./1234", "schedules", rest, false},
+	{"/api/v1/schedules/../accounts", "", rest, false},
+	{"/api/v1/topics/7/messages/../../../schedules", "schedules", rest, false},
+	{"/graphql/../graphql", "graphql", "", false},
+	// nested, prefixed and doubled paths: anchored, mirrorql's expressions
+	// take none of them
+	{"/api/v1/accounts/0.0.2/graphql", "", rest, false},
+	{"/api/v1/tokens/0.0.1/dashboard", "", rest, false},
+	{"/api/v1/transactions/api/v1/schedules", "", rest, false},
+	{"/api/v1/accounts/api/v1/topics/0.0.1/messages", "", rest, false},
+	{"/api/v1/schedules/api/v1/schedules", "", rest, true},
+	{"/api/v1/topics/7/api/v1/topics/7", "", restjava, false},
+	{"/foo/api/v1/schedules", "", "", false},
+	{"/foo/api/v1/topics/7", "", restjava, false}, // rest-java's expression is not anchored at the start
+	{"/rosetta/graphql", "", "", false},
+	{"/api/v1/graphql", "", rest, false},
+	{"/dashboard/graphql", "", "", false},
+	{"/x" + grpcPrefix + "ConsensusService/subscribeTopic", "", "", false},
+	{grpcPrefix + "ConsensusService/subscribeTopicX", "", grpcMod, false},
 	// the mirror node's other routes
-	{"/api/v1/accounts", "", false},
-	{"/api/v1/accounts/0.0.2", "", false},
-	{"/api/v1/accounts/0.0.2/nfts", "", false},
-	{"/api/v1/accounts/0.0.2/allowances/nfts", "", false},
-	{"/api/v1/accounts/0.0.2/airdrops/pending", "", false},
-	{"/api/v1/balances", "", false},
-	{"/api/v1/blocks", "", false},
-	{"/api/v1/blocks/123", "", false},
-	{"/api/v1/contracts", "", false},
-	{"/api/v1/contracts/call", "", false},
-	{"/api/v1/contracts/0.0.1001/results", "", false},
-	{"/api/v1/contracts/results/logs", "", false},
-	{"/api/v1/network/exchangerate", "", false},
-	{"/api/v1/network/nodes", "", false},
-	{"/api/v1/network/supply", "", false},
-	{"/api/v1/network/stake", "", false},
-	{"/api/v1/tokens", "", false},
-	{"/api/v1/tokens/0.0.1234/balances", "", false},
-	{"/api/v1/tokens/0.0.1234/nfts/1", "", false},
-	{"/api/v1/transactions", "", false},
-	{"/api/v1/transactions/0.0.2-1234567890-000000001", "", false},
-	{"/api/v1/transactions/0.0.2-1234567890-000000001/stateproof", "", false},
-	{"/api/v1/schedules.json", "", false},
-	{"/api/v2/schedules", "", false},
-	{"/graphql/alpha", "", false},
-	{"/graphql/", "", false},
-	{"/graphqlx", "", false},
-	{"/GRAPHQL", "", false},
-	{"/dashboards", "", false},
-	{"/api/v1/docsx", "", false},
-	{"/", "", false},
-	{"/health/liveness", "", true},
-	{"/health/readiness", "", true},
-	{"/metrics", "", true},
-	{"/favicon.ico", "", true},
-	{"/actuator/prometheus", "", false},
+	{"/api/v1/accounts", "", rest, false},
+	{"/api/v1/accounts/0.0.2", "", rest, false},
+	{"/api/v1/accounts/0.0.2/nfts", "", rest, false},
+	{"/api/v1/accounts/0.0.2/allowances/nfts", "", restjava, false},
+	{"/api/v1/accounts/0.0.2/airdrops/pending", "", restjava, false},
+	{"/api/v1/balances", "", rest, false},
+	{"/api/v1/blocks", "", rest, false},
+	{"/api/v1/blocks/123", "", rest, false},
+	{"/api/v1/contracts", "", rest, false},
+	{"/api/v1/contracts/call", "", web3, false},
+	{"/api/v1/contracts/0.0.1001/results", "", rest, false},
+	{"/api/v1/contracts/results/logs", "", rest, false},
+	{"/api/v1/network/exchangerate", "", restjava, false},
+	{"/api/v1/network/nodes", "", restjava, false},
+	{"/api/v1/network/supply", "", restjava, false},
+	{"/api/v1/network/stake", "", restjava, false},
+	{"/api/v1/tokens", "", rest, false},
+	{"/api/v1/tokens/0.0.1234/balances", "", rest, false},
+	{"/api/v1/tokens/0.0.1234/nfts/1", "", rest, false},
+	{"/api/v1/transactions", "", rest, false},
+	{"/api/v1/transactions/0.0.2-1234567890-000000001", "", rest, false},
+	{"/api/v1/transactions/0.0.2-1234567890-000000001/stateproof", "", rest, false},
+	{"/api/v1/schedules.json", "", rest, false},
+	{"/api/v2/schedules", "", "", false},
+	{"/graphql/alpha", "", "", false},
+	{"/graphql/", "", "", false},
+	{"/graphqlx", "", "", false},
+	{"/GRAPHQL", "", "", false},
+	{"/dashboards", "", "", false},
+	{"/api/v1/docsx", "", rest, false},
+	{"/", "", "", false},
+	{"/health/liveness", "", "", true},
+	{"/health/readiness", "", "", true},
+	{"/metrics", "", "", true},
+	{"/favicon.ico", "", "", true},
+	{"/actuator/prometheus", "", "", false},
+	{"/actuator/health/cluster", "", monitor, false},
+}
+
+// wantPort is the port a path mirrorql takes goes to.
+func wantPort(path string) string {
+	if strings.HasPrefix(path, grpcPrefix) {
+		return "grpc"
+	}
+	return "http"
+}
+
+// sanitized is the path as Traefik routes it (sanitizePath), without the
+// query.
+func sanitized(t *testing.T, target string) string {
+	t.Helper()
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sanitizePath(u).Path
 }
 
 // destination is where a proxy sends a path: mirrorql's http or grpc port,
 // or elsewhere ("").
 type router func(path string) string
 
-// traefikRouter is the Ingress as Traefik reads it with the PathRegexp path
-// matcher: each path is a Go regular expression searched in the request path.
-func traefikRouter(t *testing.T, ing *networkingv1.Ingress) router {
-	t.Helper()
-	if ing.Annotations["traefik.ingress.kubernetes.io/router.pathmatcher"] != "PathRegexp" {
-		t.Fatalf("ingress %s: no PathRegexp path matcher: Traefik would read its paths as prefixes", ing.Name)
-	}
-	type rule struct {
-		re   *regexp.Regexp
-		port string
-	}
-	var rules []rule
-	for _, r := range ing.Spec.Rules {
-		for _, p := range r.HTTP.Paths {
-			if p.PathType == nil || *p.PathType != networkingv1.PathTypeImplementationSpecific {
-				t.Fatalf("ingress path %q: type %v, want ImplementationSpecific", p.Path, p.PathType)
-			}
-			if !strings.HasPrefix(p.Path, "/") {
-				t.Fatalf("ingress path %q: Kubernetes wants an absolute path", p.Path)
-			}
-			rules = append(rules, rule{regexp.MustCompile(p.Path), p.Backend.Service.Port.Name})
-		}
-	}
-	return func(path string) string {
-		for _, r := range rules {
-			if r.re.MatchString(path) {
-				return r.port
-			}
-		}
-		return ""
-	}
-}
-
 // gatewayRouter is the HTTPRoutes and GRPCRoutes as the Gateway API defines
 // their matches: Exact and PathPrefix (by whole segments) as the spec says,
 // RegularExpression matched against the whole path as Envoy-based and GKE
-// gateways do; a GRPCRoute method match on /service/method.
+// gateways do; a GRPCRoute method match on /service/method. It reads the
+// path as Traefik's sanitizing leaves it: how far a Gateway implementation
+// normalizes a path is its own.
 func gatewayRouter(t *testing.T, http []*gatewayv1.HTTPRoute, grpc []*gatewayv1.GRPCRoute) router {
 	t.Helper()
 	type rule struct {
@@ -193,8 +231,10 @@ func gatewayRouter(t *testing.T, http []*gatewayv1.HTTPRoute, grpc []*gatewayv1.
 					pre := strings.TrimSuffix(v, "/")
 					f = func(p string) bool { return p == pre || strings.HasPrefix(p, pre+"/") }
 				case gatewayv1.PathMatchRegularExpression:
-					re := regexp.MustCompile(`^(?:` + v + `)$`)
-					f = re.MatchString
+					if !strings.HasPrefix(v, "^") || !strings.HasSuffix(v, "$") {
+						t.Fatalf("HTTPRoute %s: expression %s is not anchored", r.Name, v)
+					}
+					f = regexp.MustCompile(v).MatchString
 				}
 				rules = append(rules, rule{f, portName(t, rr.BackendRefs[0].Port)})
 			}
@@ -212,6 +252,7 @@ func gatewayRouter(t *testing.T, http []*gatewayv1.HTTPRoute, grpc []*gatewayv1.
 		}
 	}
 	return func(path string) string {
+		path = sanitized(t, path)
 		for _, r := range rules {
 			if r.match(path) {
 				return r.port
@@ -233,23 +274,24 @@ func portName(t *testing.T, p *gatewayv1.PortNumber) string {
 	return ""
 }
 
-// wantPort is the port a path mirrorql takes goes to.
-func wantPort(path string) string {
-	if strings.HasPrefix(path, grpcPrefix) {
-		return "grpc"
-	}
-	return "http"
-}
-
-// routers renders values and returns the Ingress and the Gateway API routes
-// as routers (nil when the values render none).
+// routers renders values and returns mirrorql's IngressRoute through
+// Traefik's muxer and the Gateway API routes as routers (absent when the
+// values render none).
 func routers(t *testing.T, values map[string]any) map[string]router {
 	t.Helper()
 	out := map[string]router{}
-	objs := render(t, values)
-	for _, o := range find(objs, "Ingress") {
-		out["traefik ingress"] = traefikRouter(t, typed(t, o).(*networkingv1.Ingress))
+	if routes := mirrorqlTraefikRoutes(t, values); len(routes) > 0 {
+		proxy := newTraefikProxy(t, routes)
+		host := "mirror.example.com"
+		if g, ok := values["global"].(map[string]any); ok && g["hostname"] != nil && g["hostname"] != "" {
+			host = g["hostname"].(string)
+		}
+		out["traefik"] = func(path string) string {
+			owner, _ := proxy.route(t, host, path)
+			return strings.TrimPrefix(owner, "mirrorql:")
+		}
 	}
+	objs := render(t, values)
 	var hr []*gatewayv1.HTTPRoute
 	var gr []*gatewayv1.GRPCRoute
 	for _, o := range find(objs, "HTTPRoute") {
@@ -264,14 +306,14 @@ func routers(t *testing.T, values map[string]any) map[string]router {
 	return out
 }
 
-// Every path of the table goes where it belongs, through the Ingress and
-// through the Gateway API routes, for each value set.
+// Every path of the table goes where it belongs, through Traefik and
+// through the Gateway API routes, for each value set: mirrorql alone.
 func TestRouteTable(t *testing.T) {
 	for set, file := range valueSets {
 		t.Run(set, func(t *testing.T) {
 			rs := routers(t, readValues(t, file))
 			if set == "mirror-node" && len(rs) != 2 {
-				t.Fatalf("routers %v, want the Ingress and the Gateway API routes", rs)
+				t.Fatalf("routers %v, want Traefik's and the Gateway API routes", rs)
 			}
 			for name, r := range rs {
 				for _, c := range pathTable {
@@ -288,6 +330,112 @@ func TestRouteTable(t *testing.T) {
 	}
 }
 
+// The hostname cases of an install beside the mirror node: its Ingresses
+// and mirrorql's with no host, a host on the mirror node's only, the same
+// host on both.
+var hostCases = []struct {
+	name           string
+	mirror, ours   string
+	requestHost    string
+	mirrorqlValues map[string]any
+}{
+	{"no hostnames", "", "", "mirror.example.com", nil},
+	{"a host on the mirror node's only", "mainnet.mirrornode.example.com", "", "mainnet.mirrornode.example.com", nil},
+	{"the same host on both", "mainnet.mirrornode.example.com", "mainnet.mirrornode.example.com", "mainnet.mirrornode.example.com", nil},
+}
+
+// Beside the mirror node, through Traefik's own rule parser, muxer and
+// priorities: mirrorql takes exactly its paths and the mirror node's
+// modules every other, for each hostname case.
+func TestTraefikBesideMirrorNode(t *testing.T) {
+	for _, hc := range hostCases {
+		t.Run(hc.name, func(t *testing.T) {
+			values := readValues(t, valueSets["mirror-node"])
+			values["global"].(map[string]any)["hostname"] = hc.ours
+			var routes []traefikRoute
+			for _, ing := range mirrorNodeIngresses(t, hc.mirror) {
+				routes = append(routes, ingressRoutes(t, ing)...)
+			}
+			routes = append(routes, mirrorqlTraefikRoutes(t, values)...)
+			proxy := newTraefikProxy(t, routes)
+			for _, c := range pathTable {
+				want := c.mirror
+				if c.route != "" {
+					want = "mirrorql:" + wantPort(c.path)
+				}
+				owner, got := proxy.route(t, hc.requestHost, c.path)
+				if owner != want {
+					t.Errorf("%s goes to %q, want %q", c.path, owner, want)
+					continue
+				}
+				// What reaches mirrorql: the sanitized path, or the
+				// service's own path for the docs.
+				if strings.HasPrefix(owner, "mirrorql:") {
+					wantPath := sanitized(t, c.path)
+					if c.route == "docs" {
+						wantPath = "/api/v1/docs/openapi.yml"
+					}
+					if got != wantPath {
+						t.Errorf("%s reaches mirrorql as %s, want %s", c.path, got, wantPath)
+					}
+				}
+			}
+		})
+	}
+}
+
+// Under every host, Traefik ranks mirrorql's routes above each rule of the
+// mirror node's: the priority exceeds the length of the longest of them
+// with the longest hostname DNS allows.
+func TestTraefikPriorityAboveMirrorNode(t *testing.T) {
+	longHost := strings.Repeat(strings.Repeat("a", 63)+".", 3) + strings.Repeat("a", 61) // 253 characters
+	longest := 0
+	for _, ing := range mirrorNodeIngresses(t, longHost) {
+		for _, r := range ingressRoutes(t, ing) {
+			if r.priority != 0 {
+				t.Errorf("the mirror node's rule %s has priority %d: the test assumes rule length", r.rule, r.priority)
+			}
+			longest = max(longest, muxhttp.GetRulePriority(r.rule))
+		}
+	}
+	routes := mirrorqlTraefikRoutes(t, readValues(t, valueSets["mirror-node"]))
+	if len(routes) == 0 {
+		t.Fatal("no IngressRoute rendered")
+	}
+	for _, r := range routes {
+		if r.priority <= longest {
+			t.Errorf("%s: priority %d, not above the mirror node's longest rule (%d)", r.rule, r.priority, longest)
+		}
+		if !strings.Contains(r.rule, "PathRegexp(`^") || !strings.HasSuffix(r.rule, "$`)") {
+			t.Errorf("%s: not an anchored expression", r.rule)
+		}
+	}
+}
+
+// Alone (docs.besideMirrorNode false), mirrorql's routes claim its docs at
+// /api/v1/docs and publish nothing at docs.path.
+func TestDocsAlone(t *testing.T) {
+	values := readValues(t, valueSets["mirror-node"])
+	values["docs"] = map[string]any{"besideMirrorNode": false}
+	want := map[string]string{
+		"/api/v1/docs":                       "http",
+		"/api/v1/docs/":                      "http",
+		"/api/v1/docs/openapi.yml":           "http",
+		"/api/v1/docs/assets/swagger-ui.css": "http",
+		"/api/v1/docs/assets/":               "",
+		"/api/v1/docs/openapi.yml/":          "",
+		"/API/V1/DOCS":                       "",
+		"/mirrorql/openapi.yml":              "",
+	}
+	for name, r := range routers(t, values) {
+		for path, w := range want {
+			if got := r(path); got != w {
+				t.Errorf("%s: %s goes to %q, want %q", name, path, got, w)
+			}
+		}
+	}
+}
+
 // Each routes.* switch takes its paths away and leaves every other path
 // where it was.
 func TestRouteSwitches(t *testing.T) {
@@ -297,12 +445,10 @@ func TestRouteSwitches(t *testing.T) {
 			switches[c.route] = true
 		}
 	}
-	base := readValues(t, valueSets["mirror-node"])
 	for sw := range switches {
 		t.Run(sw, func(t *testing.T) {
 			values := readValues(t, valueSets["mirror-node"])
 			values["routes"] = map[string]any{sw: false}
-			_ = base
 			for name, r := range routers(t, values) {
 				for _, c := range pathTable {
 					want := ""
@@ -358,7 +504,7 @@ func mirrorqlRouter(t *testing.T) http.Handler {
 const notFound = `{"_status":{"messages":[{"message":"Not found"}]}}`
 
 // The table agrees with mirrorql's router: it serves each path the table
-// gives it, and answers the mirror node's generic 404 to every other path,
+// gives it (as Traefik hands it on), and answers the mirror node's generic 404 to every other path,
 // except those the table says it answers but leaves to the mirror node.
 func TestRouteTableAgreesWithService(t *testing.T) {
 	e := mirrorqlRouter(t)
@@ -366,8 +512,14 @@ func TestRouteTableAgreesWithService(t *testing.T) {
 		if strings.HasPrefix(c.path, grpcPrefix) || strings.HasPrefix(c.path, "/grpc.") {
 			continue // the gRPC face is another handler: TestGRPCMethodsServed
 		}
+		// The path as Traefik hands it on: sanitized, and the docs
+		// rewritten to the service's own path.
+		path := sanitized(t, c.path)
+		if c.route == "docs" {
+			path = "/api/v1/docs/openapi.yml"
+		}
 		rec := httptest.NewRecorder()
-		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, c.path, nil))
+		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 		body, _ := io.ReadAll(rec.Body)
 		served := !(rec.Code == http.StatusNotFound && strings.TrimSpace(string(body)) == notFound)
 		if want := c.route != "" || c.kept; served != want {

@@ -10,6 +10,12 @@ func TestValueVariants(t *testing.T) {
 	}
 	for name, values := range map[string]map[string]any{
 		"every route off": {"routes": off, "global": map[string]any{"gateway": map[string]any{"enabled": true}}},
+		"hosts, no middleware, docs alone": {"ingress": map[string]any{"hosts": []any{map[string]any{"host": "a.example.com"}, map[string]any{"host": "b.example.com"}}},
+			"docs": map[string]any{"besideMirrorNode": false}, "global": map[string]any{"gateway": map[string]any{"enabled": true, "name": "mirror"}}},
+		"a Gateway of another release, no GKE policy": {"gateway": map[string]any{"name": "{{ .Release.Name }}-gw", "gcp": map[string]any{"enabled": false}},
+			"global": map[string]any{"gateway": map[string]any{"enabled": true}}},
+		"scaled, inhibition on": {"hpa": map[string]any{"enabled": true}, "podDisruptionBudget": map[string]any{"enabled": true},
+			"alertmanager": map[string]any{"inhibitRules": map[string]any{"enabled": true}}},
 		"fixed replicas": {"hpa": map[string]any{"enabled": false}, "replicas": 3, "podDisruptionBudget": map[string]any{"enabled": false},
 			"serviceAccount": map[string]any{"create": false}},
 		"no pause, drain in minutes": {"lifecycle": nil, "config": map[string]any{"SHUTDOWN_GRACE": "1m"}, "terminationGracePeriodSeconds": 75},
@@ -24,7 +30,7 @@ func TestValueVariants(t *testing.T) {
 			for _, o := range objs {
 				typed(t, o)
 			}
-			if name == "every route off" && (len(find(objs, "Ingress")) > 0 || len(find(objs, "HTTPRoute")) > 0 || len(find(objs, "GRPCRoute")) > 0) {
+			if name == "every route off" && (len(find(objs, "IngressRoute")) > 0 || len(find(objs, "HTTPRoute")) > 0 || len(find(objs, "GRPCRoute")) > 0) {
 				t.Error("routes rendered with every route off")
 			}
 		})

@@ -69,39 +69,52 @@ job="{{ include "mirrorql.fullname" . }}",namespace="{{ include "mirrorql.namesp
 
 {{/*
 The HTTP paths mirrorql answers, one regular expression per enabled route
-under routes.*, as a YAML list of path and name. Kubernetes wants an Ingress
-path to start with "/", so none starts with "^": Traefik searches the path
-with each (PathRegexp), the Gateway API routes anchor them (see httpRegex).
-The Node routes are case-insensitive and take one trailing slash, as Express
-does; the topic route is rest-java's own expression, which mirrorql's router
-applies too.
+under routes.*, as a YAML list. Each is anchored (^…$): Traefik's PathRegexp
+searches the path with an expression, so an unanchored one would also claim
+/foo/api/v1/schedules or /api/v1/accounts/0.0.2/graphql. The Node routes are
+case-insensitive and take one trailing slash, as Express does; the topic
+route is rest-java's own expression, anchored, which mirrorql's router
+applies too. Beside a mirror node (docs.besideMirrorNode) /api/v1/docs* stays
+with the mirror node's REST API: see mirrorql.docsRoute.
 */}}
 {{- define "mirrorql.httpPaths" -}}
 {{- $r := .Values.routes -}}
 {{- if $r.topic }}
-- '/api/v1/topics/(\d+\.){0,2}\d+$'
+- '^/api/v1/topics/(\d+\.){0,2}\d+$'
 {{- end }}
 {{- if $r.topicMessages }}
-- '/(?i:api/v1/topics/[^/]+/messages(/[^/]+)?)/?$'
+- '^/(?i:api/v1/topics/[^/]+/messages(/[^/]+)?)/?$'
 {{- end }}
 {{- if $r.messageByTimestamp }}
-- '/(?i:api/v1/topics/messages/[^/]+)/?$'
+- '^/(?i:api/v1/topics/messages/[^/]+)/?$'
 {{- end }}
 {{- if $r.schedules }}
-- '/(?i:api/v1/schedules(/[^/]+)?)/?$'
+- '^/(?i:api/v1/schedules(/[^/]+)?)/?$'
 {{- end }}
 {{- if $r.graphql }}
-- '/graphql$'
+- '^/graphql$'
 {{- end }}
 {{- if $r.explorer }}
-- '/graphql/explorer/.+$'
+- '^/graphql/explorer/.+$'
 {{- end }}
 {{- if $r.dashboard }}
-- '/dashboard(/(assets/.+)?)?$'
+- '^/dashboard(/(assets/.+)?)?$'
 {{- end }}
-{{- if $r.docs }}
-- '/api/v1/docs(/|/openapi\.yml|/assets/.+)?$'
+{{- if and $r.docs (not .Values.docs.besideMirrorNode) }}
+- '^/api/v1/docs(/|/openapi\.yml|/assets/.+)?$'
 {{- end }}
+{{- end -}}
+
+{{/*
+Beside a mirror node, mirrorql's OpenAPI document at a path of its own
+(docs.path), which the proxy rewrites to the service's /api/v1/docs/openapi.yml:
+as a dict of path and target, empty when not wanted.
+*/}}
+{{- define "mirrorql.docsRoute" -}}
+{{- if and .Values.routes.docs .Values.docs.besideMirrorNode .Values.docs.path -}}
+path: {{ .Values.docs.path | quote }}
+target: /api/v1/docs/openapi.yml
+{{- end -}}
 {{- end -}}
 
 {{/* The gRPC methods mirrorql serves to the SDKs, as service/method. */}}
@@ -114,4 +127,13 @@ applies too.
 {{/* Settings that carry credentials: they come from Secrets, never from values. */}}
 {{- define "mirrorql.secretSettings" -}}
 {{- list "DATABASE_URL" "REDIS_URL" "LIVE_REDIS_URL" | toJson -}}
+{{- end -}}
+
+{{/*
+The Gateway the HTTPRoutes and the GRPCRoute attach to: gateway.name, else
+global.gateway.name, else the release's name, which is the umbrella chart's
+Gateway when mirrorql is its subchart.
+*/}}
+{{- define "mirrorql.gatewayName" -}}
+{{- tpl (.Values.gateway.name | default .Values.global.gateway.name | default .Release.Name) . -}}
 {{- end -}}

@@ -433,7 +433,8 @@ var taskCountRE = regexp.MustCompile(`Task Count: (\d+)`)
 // citusPlanTasks reads a statement's EXPLAIN on a Citus coordinator: the
 // tasks its distributed scans send the workers (every "Task Count", a
 // subplan's included), and its kind: "router" (one task), "fan-out"
-// (more, or a subplan run first), "coordinator" (no distributed table).
+// (more, or a subplan run first), "coordinator" (no task: no distributed
+// table, or every shard pruned).
 func citusPlanTasks(plan string) (tasks int, kind string) {
 	if !strings.Contains(plan, "Citus Adaptive") {
 		return 0, "coordinator"
@@ -442,10 +443,13 @@ func citusPlanTasks(plan string) (tasks int, kind string) {
 		n, _ := strconv.Atoi(m[1])
 		tasks += n
 	}
-	if tasks == 1 && !strings.Contains(plan, "Distributed Subplan") {
+	switch {
+	case strings.Contains(plan, "Distributed Subplan") || tasks > 1:
+		return tasks, "fan-out"
+	case tasks == 1:
 		return tasks, "router"
 	}
-	return tasks, "fan-out"
+	return tasks, "coordinator"
 }
 
 // citusLive runs live.go's poller phases (one subscriber, then the

@@ -63,11 +63,7 @@ func (r *citusReport) markdown() string {
 	p("")
 	p("| route | plain v2 req/s | Citus req/s | **Citus ÷ plain** | p99 ms plain / Citus | PostgreSQL CPU ms/req plain / Citus | service CPU ms/req plain / Citus |")
 	p("|---|---:|---:|---:|---:|---:|---:|")
-	for _, name := range scaleRouteNames {
-		pr := r.pairs[name]
-		if pr == nil {
-			continue
-		}
+	for _, pr := range r.measured() {
 		a, c := median(pr.plain), median(pr.citus)
 		p("| %s | %.0f | %.0f | **%.3f** | %s / %s | %.3f / %.3f | %.3f / %.3f |", a.route.title, a.rps, c.rps, medianOf(pr.ratio),
 			ms(a.p99), ms(c.p99), a.pgCPUPer1k, c.pgCPUPer1k, a.cpuPer1k, c.cpuPer1k)
@@ -103,23 +99,12 @@ func (r *citusReport) markdown() string {
 	}
 	p("")
 	r.liveSection(p)
-	if len(r.problems) > 0 {
-		p("### Problems")
-		p("")
-		for _, pr := range r.problems {
-			p("- %s", pr)
-		}
-		p("")
-	}
+	problemsSection(p, r.problems)
 	p("%s", citusDetails)
 	p("")
 	p("| route | plain v2 req/s (p99 ms) | Citus req/s (p99 ms) | Citus ÷ plain | errors |")
 	p("|---|---|---|---|---:|")
-	for _, name := range scaleRouteNames {
-		pr := r.pairs[name]
-		if pr == nil {
-			continue
-		}
+	for _, pr := range r.measured() {
 		var a, c, q []string
 		var errs int64
 		for i := range pr.plain {
@@ -133,10 +118,8 @@ func (r *citusReport) markdown() string {
 	p("")
 	p("### Routes")
 	p("")
-	for _, name := range scaleRouteNames {
-		if pr := r.pairs[name]; pr != nil {
-			p("- %s: `%s`", pr.plain[0].route.title, pr.plain[0].route.example)
-		}
+	for _, pr := range r.measured() {
+		p("- %s: `%s`", pr.plain[0].route.title, pr.plain[0].route.example)
 	}
 	p("")
 	p("### Each route's statements on Citus")
@@ -165,6 +148,17 @@ func (r *citusReport) markdown() string {
 	}
 	p("%s", citusEnd)
 	return b.String()
+}
+
+// measured are the routes' pairs, in scaleRouteNames' order.
+func (r *citusReport) measured() []*citusPair {
+	var out []*citusPair
+	for _, name := range scaleRouteNames {
+		if pr := r.pairs[name]; pr != nil && len(pr.plain) > 0 {
+			out = append(out, pr)
+		}
+	}
+	return out
 }
 
 // liveSection is the live poll on both: live.go's windows and fan-out, and

@@ -172,9 +172,11 @@ func (r *citusReport) liveSection(p func(string, ...any)) {
 	if cf.live {
 		p("live.go's poller phases on a service of each database (one after the other, plain first): GraphQL subscriptions"+
 			" to topic 0.0.2001 (%d per WebSocket), a writer appending its messages as the importer does (message and"+
-			" transaction row in one transaction); %s windows, the fan-out's writer %g messages/s for %s. Poll statements"+
-			" are the service's metric; commits are PostgreSQL's on the database (on Citus the coordinator's), the writer's"+
-			" taken out.", lf.fanPerConn, lf.window, lf.fanRate, lf.fanDuration)
+			" transaction row in one transaction); %s windows, the latency phases' writer %g messages/s for %s, the"+
+			" fan-out's %g messages/s for %s. Poll statements are the service's metric; commits are PostgreSQL's on the"+
+			" plain database, the writer's taken out (not shown on Citus: the coordinator's count mixes the writer's"+
+			" distributed transactions with Citus's own sessions).", lf.fanPerConn, lf.window, lf.rate, lf.latency,
+			lf.fanRate, lf.fanDuration)
 		p("")
 		p("| database | window | poll statements/s | mean poll ms | PostgreSQL commits/s | service CPU %% |")
 		p("|---|---|---:|---:|---:|---:|")
@@ -184,8 +186,23 @@ func (r *citusReport) liveSection(p func(string, ...any)) {
 				continue
 			}
 			for _, w := range s.live.polls {
-				p("| %s | %s | %.2f | %.2f | %s | %.1f |", s.label, w.label, w.pollsPerSec(), w.meanPoll()*1000,
-					nanDash(w.pgPerSec(), "%.2f"), 100*w.cpuShare())
+				commits := nanDash(w.pgPerSec(), "%.2f")
+				if s == r.sides[1] {
+					commits = "–"
+				}
+				p("| %s | %s | %.2f | %.2f | %s | %.1f |", s.label, w.label, w.pollsPerSec(), w.meanPoll()*1000, commits, 100*w.cpuShare())
+			}
+		}
+		p("")
+		p("| database | one subscriber: commit → delivery | received | p50 ms | p90 ms | p99 ms | max ms | |")
+		p("|---|---|---:|---:|---:|---:|---:|---|")
+		for _, s := range r.sides {
+			if s.live == nil {
+				continue
+			}
+			for _, l := range s.live.latency {
+				p("| %s | %s | %d of %d | %s | %s | %s | %s | %s |", s.label, l.name, l.received, l.written, ms(l.stats.p50),
+					ms(l.stats.p90), ms(l.stats.p99), ms(l.stats.max), l.problem)
 			}
 		}
 		p("")

@@ -173,5 +173,5 @@ bench-scale-pair: build ## v2 against v1 on the same 2M messages, the layout's f
 # measures the poll on each database rather than the machine's limit.
 CITUS_LIVEFLAGS ?= -live-fanout-rate 5 -live-window 15s -live-latency 15s
 .PHONY: bench-citus
-bench-citus: build ## Citus beside plain v2 on the same 2M messages: rates, tasks per request, live poll (~25 min; needs scripts/citus.sh; not in `make test`): figures into BENCHMARKS.md
+bench-citus: build ## Citus beside plain v2 on the same 2M messages: rates, tasks per request, live poll (~15 min; needs scripts/citus.sh; not in `make test`): figures into BENCHMARKS.md
 	$(GO) run ./bench/cmd/bench -bin $(BIN) -citus $(CITUS_LIVEFLAGS) $(CITUSFLAGS)

@@ -165,3 +165,22 @@ bench-scale: build ## mainnet-shaped benchmark (50M messages in v1 and v2; first
 # server setting (repeatable; implies a throwaway cluster).
 bench-scale-pair: build ## v2 against v1 on the same 2M messages, the layout's floor and each route's locks (~8-10 min; PG=16|17|18 for that server; not in `make test`): figures into BENCHMARKS.md
 	$(PG_ENV) $(GO) run ./bench/cmd/bench -bin $(BIN) -scale -scale-pair -scale-warm 5s -scale-sets v1,v2 -scale-prefix mirrorql_same -scale-messages 2000000 $(SCALEFLAGS)
+
+# Not part of `make test` (nor CI): the v2 layout on a Citus cluster beside
+# plain v2 on the same messages (2M by default). Needs Citus installed
+# (scripts/citus.sh); starts its own servers, Debian's PostgreSQL 15 (the
+# build Citus is installed into) for both: a plain one, and a coordinator
+# with two workers, the tables distributed in 16 shards as on mainnet. Every
+# message route on a service of each in alternating pairs, the answers
+# compared, each route's statements and Citus tasks, the live poll at 1 and
+# 1,000 subscribers on each. Figures into bench/results/citus.md and the
+# citus section of BENCHMARKS.md. CITUSFLAGS passes flags through (the
+# -citus-* and -live-* flags of go run ./bench/cmd/bench -h), e.g.
+# CITUSFLAGS='-citus-messages 500000 -citus-live=false' for a quick run.
+# The live phases' fan-out offers 5 messages/s to 1,000 subscribers (5,000
+# deliveries a second; bench-live offers 20), so that on shared cores it
+# measures the poll on each database rather than the machine's limit.
+CITUS_LIVEFLAGS ?= -live-fanout-rate 5 -live-window 15s -live-latency 15s
+.PHONY: bench-citus
+bench-citus: build ## Citus beside plain v2 on the same 2M messages: rates, tasks per request, live poll (~15 min; needs scripts/citus.sh; not in `make test`): figures into BENCHMARKS.md
+	$(GO) run ./bench/cmd/bench -bin $(BIN) -citus $(CITUS_LIVEFLAGS) $(CITUSFLAGS)

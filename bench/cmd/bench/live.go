@@ -121,6 +121,9 @@ type liveRun struct {
 	topic string // "0.0.N"
 	host  string // of the current service
 	http  *http.Client
+	// mon, when set, counts PostgreSQL's CPU as it says (a Citus
+	// cluster's every node); nil: the service's backends
+	mon *pgMonitor
 }
 
 func runLive(ctx context.Context, f flags) error {
@@ -624,7 +627,7 @@ func (r *liveRun) pollerPhases() error {
 	self := &service{pid: os.Getpid()}
 	pgPids := r.servicePids()
 	m0 := r.metrics()
-	c0, l0, b0, t0, pg0 := svc.cpuTicks(), self.cpuTicks(), readBusy(), clock(), ticks(pgPids)
+	c0, l0, b0, t0, pg0 := svc.cpuTicks(), self.cpuTicks(), readBusy(), clock(), r.mon.ticks(pgPids)
 	stopSampling := make(chan struct{})
 	sampled := make(chan []fanSample, 1)
 	go func() { sampled <- r.sampleFanout(svc, subs, t0, stopSampling) }()
@@ -635,7 +638,7 @@ func (r *liveRun) pollerPhases() error {
 	}
 	rep.polls = append(rep.polls, w)
 	r.waitDelivered(subs, len(ws), 60*time.Second)
-	c1, l1, b1, t1, pg1 := svc.cpuTicks(), self.cpuTicks(), readBusy(), clock(), ticks(pgPids)
+	c1, l1, b1, t1, pg1 := svc.cpuTicks(), self.cpuTicks(), readBusy(), clock(), r.mon.ticks(pgPids)
 	close(stopSampling)
 	fo.timeline = <-sampled
 	fo.window = t1 - t0

@@ -13,7 +13,9 @@
 // topic messages benchmark of `make bench-live` (live.go): GraphQL
 // subscriptions' latency, fan-out, poll statements and memory. With -scale
 // it runs the mainnet-shaped benchmark of `make bench-scale` (scale.go):
-// 50M messages in the v1 and v2 layouts against the 1M v1 data set.
+// 50M messages in the v1 and v2 layouts against the 1M v1 data set. With
+// -citus it runs `make bench-citus` (citus.go): the v2 layout on a Citus
+// cluster beside plain v2 on the same messages.
 //
 // Everything it creates is its own: the databases mirrorql_bench and
 // mirrorql_bench_small (and mirrorql_bench_live with -live, mirrorql_scale_*
@@ -161,6 +163,12 @@ func main() {
 	defer stop()
 	if af.old != "" {
 		if err := runAB(ctx, f, os.Stdout); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if cf.on {
+		if err := runCitus(ctx, f); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -820,9 +828,9 @@ func measure(ctx context.Context, s *service, r route, conns int, f flags, mon *
 		OnWindow: func(open bool) {
 			if open {
 				pids = mon.pids(ctx, false)
-				t0, l0, pg0 = s.cpuTicks(), self.cpuTicks(), ticks(pids)
+				t0, l0, pg0 = s.cpuTicks(), self.cpuTicks(), mon.ticks(pids)
 			} else {
-				t1, l1, pg1 = s.cpuTicks(), self.cpuTicks(), ticks(pids)
+				t1, l1, pg1 = s.cpuTicks(), self.cpuTicks(), mon.ticks(pids)
 			}
 		},
 	})

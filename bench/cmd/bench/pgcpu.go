@@ -15,9 +15,15 @@ import (
 // database, so that each phase can say how much of the database's CPU a
 // request cost (pgbench's backends and the service's pool alike). It needs
 // the server on this machine (it reads /proc/<pid>/stat of the backends).
+//
+// With postmasters set it counts instead every process of those servers
+// (servers of their own, such as a Citus cluster's nodes): a query's work
+// on the workers and the connections the coordinator opens to them, which
+// come and go, are the requests' cost too.
 type pgMonitor struct {
-	conn *pgx.Conn
-	db   string
+	conn        *pgx.Conn
+	db          string
+	postmasters []int
 }
 
 func newPGMonitor(ctx context.Context, adminURL, db string) (*pgMonitor, error) {
@@ -57,6 +63,82 @@ func (m *pgMonitor) pids(ctx context.Context, pgbench bool) []int {
 	return out
 }
 
+// ticks is the CPU the backends pids used so far (ticks), or with
+// postmasters set, each server's whole (serverTicks), keyed by postmaster.
+func (m *pgMonitor) ticks(pids []int) map[int]int64 {
+	if m == nil || len(m.postmasters) == 0 {
+		return ticks(pids)
+	}
+	out := make(map[int]int64, len(m.postmasters))
+	for _, pm := range m.postmasters {
+		if t := serverTicks(pm); t >= 0 {
+			out[pm] = t
+		}
+	}
+	return out
+}
+
+// serverTicks is the CPU (clock ticks) a PostgreSQL server has used so
+// far: its postmaster's own, that of the children it has reaped (cutime,
+// cstime: backends and connections that ended) and that of its children
+// alive now. -1 when the postmaster is gone.
+func serverTicks(postmaster int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", postmaster))
+	if err != nil {
+		return -1
+	}
+	st, ok := parseStat(string(b))
+	if !ok {
+		return -1
+	}
+	total := st.utime + st.stime + st.cutime + st.cstime
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if d.Name()[0] < '0' || d.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if c, ok := parseStat(string(b)); ok && c.ppid == postmaster {
+			total += c.utime + c.stime
+		}
+	}
+	return total
+}
+
+// procStat is what serverTicks reads of /proc/<pid>/stat.
+type procStat struct {
+	ppid                         int
+	utime, stime, cutime, cstime int64
+}
+
+// parseStat reads /proc/<pid>/stat: after the command in parentheses (which
+// may hold spaces and parentheses), the state, ppid, … utime, stime, cutime
+// and cstime (fields 14 to 17 of proc(5)).
+func parseStat(s string) (procStat, bool) {
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return procStat{}, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 15 {
+		return procStat{}, false
+	}
+	var st procStat
+	var err error
+	if st.ppid, err = strconv.Atoi(f[1]); err != nil {
+		return procStat{}, false
+	}
+	for k, v := range []*int64{&st.utime, &st.stime, &st.cutime, &st.cstime} {
+		if *v, err = strconv.ParseInt(f[11+k], 10, 64); err != nil {
+			return procStat{}, false
+		}
+	}
+	return st, true
+}
+
 // ticks is utime+stime of each pid (clock ticks); a pid that is gone is absent.
 func ticks(pids []int) map[int]int64 {
 	out := make(map[int]int64, len(pids))
@@ -84,14 +166,11 @@ func procTicks(pid int) int64 {
 	if err != nil {
 		return -1
 	}
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 13 {
+	st, ok := parseStat(string(b))
+	if !ok {
 		return -1
 	}
-	u, _ := strconv.ParseInt(fields[11], 10, 64)
-	st, _ := strconv.ParseInt(fields[12], 10, 64)
-	return u + st
+	return st.utime + st.stime
 }
 
 // sampleDuring samples the pgbench backends' CPU from 1 s after start to

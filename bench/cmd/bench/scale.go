@@ -248,10 +248,8 @@ func checkDisk(ctx context.Context, admin *pgx.Conn, need int64) error {
 
 func gb(b int64) float64 { return float64(b) / (1 << 30) }
 
-// loadScaleSet (re)creates the set's database: the layout, the seed's
-// small tables, the messages and their transactions copied without
-// indexes, then the indexes, the lookup (v2), VACUUM ANALYZE and the
-// marker.
+// loadScaleSet (re)creates the set's database, loads it (fillScaleSet)
+// and writes its marker.
 func loadScaleSet(ctx context.Context, admin *pgx.Conn, s *scaleSet) error {
 	ident := pgx.Identifier{s.d.name}.Sanitize()
 	log.Printf("%s: loading %d messages over %d topics, %s, %d partitions (%s … %s)", s.d.name, s.spec.Messages, s.spec.Topics,
@@ -265,77 +263,12 @@ func loadScaleSet(ctx context.Context, admin *pgx.Conn, s *scaleSet) error {
 	if _, err := admin.Exec(ctx, "comment on database "+ident+" is 'mirrorql bench scale: loading'"); err != nil {
 		return err
 	}
-	var ld scaleLoad
-	t0 := time.Now()
-	step := func(d *time.Duration, what string) {
-		*d = time.Since(t0)
-		log.Printf("%s: %s in %v", s.d.name, what, d.Round(time.Second))
-		t0 = time.Now()
-	}
-	qdb, err := db.Open(db.Options{URL: s.d.url, PoolSize: 2})
-	if err != nil {
-		return err
-	}
-	defer qdb.Close()
+	var o *fixture.V2Options
 	if s.spec.Layout == "v2" {
-		err = fixture.CreateV2(ctx, qdb.Bun(), fixture.V2Options{From: s.spec.firstMonth(), Through: s.spec.lastMonth()})
-	} else {
-		err = db.Migrate(ctx, qdb.Bun())
+		o = &fixture.V2Options{From: s.spec.firstMonth(), Through: s.spec.lastMonth()}
 	}
+	ld, err := fillScaleSet(ctx, s.d.url, s.d.name, s.plan, o)
 	if err != nil {
-		return err
-	}
-	step(&ld.Schema, "schema")
-	if _, err := seed.RunURL(ctx, s.d.url, s.plan.so); err != nil {
-		return err
-	}
-	step(&ld.Seed, fmt.Sprintf("entities and %d topics (package seed)", s.spec.Topics))
-	c, err := pgx.Connect(ctx, s.d.url)
-	if err != nil {
-		return err
-	}
-	defer c.Close(context.WithoutCancel(ctx))
-	ddl, err := dropIndexes(ctx, c, "topic_message", "transaction")
-	if err != nil {
-		return err
-	}
-	last := time.Now()
-	err = loadMessages(ctx, s.d.url, s.plan, sf.loadConns, func(rows int64) {
-		if time.Since(last) > 30*time.Second {
-			last = time.Now()
-			el := time.Since(t0)
-			log.Printf("%s: %d of %d rows copied (%.1f%%) in %v, %.0f rows/s", s.d.name, rows, 2*s.spec.Messages,
-				100*float64(rows)/float64(2*s.spec.Messages), el.Round(time.Second), float64(rows)/el.Seconds())
-		}
-	})
-	if err != nil {
-		return err
-	}
-	step(&ld.Copy, fmt.Sprintf("%d messages and %d transactions copied", s.spec.Messages, s.spec.Messages))
-	if err := createIndexes(ctx, s.d.url, ddl, 2); err != nil {
-		return err
-	}
-	step(&ld.Index, fmt.Sprintf("%d indexes of topic_message and transaction", len(ddl)))
-	if s.spec.Layout == "v2" {
-		bc, err := qdb.Bun().Conn(ctx)
-		if err != nil {
-			return err
-		}
-		if _, err := bc.ExecContext(ctx, "set work_mem = '256MB'"); err == nil {
-			err = fixture.RebuildLookup(ctx, bc)
-		}
-		bc.Close()
-		if err != nil {
-			return err
-		}
-		step(&ld.Lookup, "topic_message_lookup rebuilt")
-	}
-	if _, err := c.Exec(ctx, "vacuum analyze"); err != nil {
-		return err
-	}
-	step(&ld.Vacuum, "vacuum analyze")
-	ld.Total = ld.Schema + ld.Seed + ld.Copy + ld.Index + ld.Lookup + ld.Vacuum
-	if err := c.QueryRow(ctx, "select pg_database_size(current_database())").Scan(&ld.Bytes); err != nil {
 		return err
 	}
 	ld.Loaded = time.Now().UTC()
@@ -347,4 +280,84 @@ func loadScaleSet(ctx context.Context, admin *pgx.Conn, s *scaleSet) error {
 	log.Printf("%s: loaded in %v, %.1f GB (%.0f bytes a message)", s.d.name, ld.Total.Round(time.Second), gb(ld.Bytes),
 		float64(ld.Bytes)/float64(s.spec.Messages))
 	return nil
+}
+
+// fillScaleSet loads plan's data set into the empty database name at url:
+// the layout (o nil: v1's migrations; else fixture's v2 layout of o), the
+// seed's small tables, the messages and their transactions copied without
+// indexes, then the indexes, the lookup (v2) and VACUUM ANALYZE. Bytes is
+// the database's size on the server at url.
+func fillScaleSet(ctx context.Context, url, name string, plan *scalePlan, o *fixture.V2Options) (scaleLoad, error) {
+	var ld scaleLoad
+	t0 := time.Now()
+	step := func(d *time.Duration, what string) {
+		*d = time.Since(t0)
+		log.Printf("%s: %s in %v", name, what, d.Round(time.Second))
+		t0 = time.Now()
+	}
+	qdb, err := db.Open(db.Options{URL: url, PoolSize: 2})
+	if err != nil {
+		return ld, err
+	}
+	defer qdb.Close()
+	if o != nil {
+		err = fixture.CreateV2(ctx, qdb.Bun(), *o)
+	} else {
+		err = db.Migrate(ctx, qdb.Bun())
+	}
+	if err != nil {
+		return ld, err
+	}
+	step(&ld.Schema, "schema")
+	if _, err := seed.RunURL(ctx, url, plan.so); err != nil {
+		return ld, err
+	}
+	step(&ld.Seed, fmt.Sprintf("entities and %d topics (package seed)", plan.spec.Topics))
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return ld, err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	ddl, err := dropIndexes(ctx, c, "topic_message", "transaction")
+	if err != nil {
+		return ld, err
+	}
+	last := time.Now()
+	err = loadMessages(ctx, url, plan, sf.loadConns, func(rows int64) {
+		if time.Since(last) > 30*time.Second {
+			last = time.Now()
+			el := time.Since(t0)
+			log.Printf("%s: %d of %d rows copied (%.1f%%) in %v, %.0f rows/s", name, rows, 2*plan.spec.Messages,
+				100*float64(rows)/float64(2*plan.spec.Messages), el.Round(time.Second), float64(rows)/el.Seconds())
+		}
+	})
+	if err != nil {
+		return ld, err
+	}
+	step(&ld.Copy, fmt.Sprintf("%d messages and %d transactions copied", plan.spec.Messages, plan.spec.Messages))
+	if err := createIndexes(ctx, url, ddl, 2); err != nil {
+		return ld, err
+	}
+	step(&ld.Index, fmt.Sprintf("%d indexes of topic_message and transaction", len(ddl)))
+	if o != nil {
+		bc, err := qdb.Bun().Conn(ctx)
+		if err != nil {
+			return ld, err
+		}
+		if _, err := bc.ExecContext(ctx, "set work_mem = '256MB'"); err == nil {
+			err = fixture.RebuildLookup(ctx, bc)
+		}
+		bc.Close()
+		if err != nil {
+			return ld, err
+		}
+		step(&ld.Lookup, "topic_message_lookup rebuilt")
+	}
+	if _, err := c.Exec(ctx, "vacuum analyze"); err != nil {
+		return ld, err
+	}
+	step(&ld.Vacuum, "vacuum analyze")
+	ld.Total = ld.Schema + ld.Seed + ld.Copy + ld.Index + ld.Lookup + ld.Vacuum
+	err = c.QueryRow(ctx, "select pg_database_size(current_database())").Scan(&ld.Bytes)
+	return ld, err
 }

@@ -826,14 +826,7 @@ func (r *scaleReport) markdown() string {
 		}
 		p("")
 	}
-	if len(r.problems) > 0 {
-		p("### Problems")
-		p("")
-		for _, pr := range r.problems {
-			p("- %s", pr)
-		}
-		p("")
-	}
+	problemsSection(p, r.problems)
 	// The details: every round, the plans.
 	p("%s", scaleDetails)
 	p("")
@@ -913,6 +906,19 @@ func (r *scaleReport) markdown() string {
 	}
 	p(scaleEnd)
 	return b.String()
+}
+
+// problemsSection lists what went wrong in a run, if anything did.
+func problemsSection(p func(string, ...any), problems []string) {
+	if len(problems) == 0 {
+		return
+	}
+	p("### Problems")
+	p("")
+	for _, pr := range problems {
+		p("- %s", pr)
+	}
+	p("")
 }
 
 // planBlock writes a statement and its plan (cut to 80 lines) as two code

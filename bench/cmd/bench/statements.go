@@ -66,29 +66,46 @@ func recordingDB(d *dataset) (*db.DB, *stmtlog.Log, error) {
 // in process and returns the statements each sent, in order.
 // qdb records its statements in rec.
 func sentStatements(ctx context.Context, qdb *db.DB, rec *stmtlog.Log, paths []routePath) ([][]stmtlog.Statement, error) {
-	cached := handler.New(qdb, nil)
-	var uncached *echo.Echo
+	return newInProcess(qdb, rec).sent(ctx, paths)
+}
+
+// inProcess is the service's handler on qdb, in process, whose statements
+// qdb records in rec; the handler without the response cache is made when
+// a path asks for it.
+type inProcess struct {
+	qdb              *db.DB
+	rec              *stmtlog.Log
+	cached, uncached *echo.Echo
+}
+
+func newInProcess(qdb *db.DB, rec *stmtlog.Log) *inProcess {
+	return &inProcess{qdb: qdb, rec: rec, cached: handler.New(qdb, nil)}
+}
+
+// sent serves one request per path and returns the statements each sent,
+// in order.
+func (h *inProcess) sent(ctx context.Context, paths []routePath) ([][]stmtlog.Statement, error) {
 	out := make([][]stmtlog.Statement, len(paths))
 	for i, p := range paths {
-		e := cached
+		e := h.cached
 		if p.uncached {
-			if uncached == nil {
-				uncached = handler.NewWith(qdb, nil, func(c *config.Config) { c.CacheEnabled = false })
+			if h.uncached == nil {
+				h.uncached = handler.NewWith(h.qdb, nil, func(c *config.Config) { c.CacheEnabled = false })
 			}
-			e = uncached
+			e = h.uncached
 		}
 		req := httptest.NewRequestWithContext(ctx, http.MethodGet, p.path, nil)
 		if p.body != "" {
 			req = httptest.NewRequestWithContext(ctx, http.MethodPost, p.path, strings.NewReader(p.body))
 			req.Header.Set("Content-Type", "application/json")
 		}
-		rec.Take()
+		h.rec.Take()
 		w := httptest.NewRecorder()
 		e.ServeHTTP(w, req)
 		if w.Code != http.StatusOK || (p.body != "" && !noGraphQLErrors(w.Body.Bytes())) {
 			return nil, fmt.Errorf("%s: status %d: %s", p.path, w.Code, w.Body)
 		}
-		out[i] = rec.Take()
+		out[i] = h.rec.Take()
 	}
 	return out, nil
 }

@@ -105,7 +105,9 @@ fuzz: ## run each fuzz target for FUZZTIME (default 10s)
 			echo "== $$pkg $$name ($(FUZZTIME))"; \
 			$(GO) test "$$pkg" -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME); \
 		done; \
-	done
+	done; \
+	echo "== charts/charttest FuzzTraefikClaims ($(FUZZTIME))"; \
+	cd charts/charttest && $(GO) test . -run '^$$' -fuzz '^FuzzTraefikClaims$$' -fuzztime $(FUZZTIME)
 
 conformance: build ## replay the conformance cases (tests/testdata/conformance, a copy of shared/) against the built service
 	$(GO) test ./tests -run 'TestREST/conformance' -count=1 -v -timeout $(TEST_TIMEOUT)

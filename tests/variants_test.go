@@ -20,12 +20,13 @@ import (
 
 // TestLayoutVariants: on each v2 layout a reader meets (testdb.Variants: the
 // importer's, a DEFAULT partition, the lookup empty, months missing and one
-// detached, Citus), the service answers every route of both faces and the
+// detached, a real Citus cluster; each in its run: testdb.RunVariants), the
+// service answers every route of both faces and the
 // live streams byte for byte as it does on v1 holding the same rows (less a
 // detached month's, which are absent on both).
 func TestLayoutVariants(t *testing.T) {
 	t.Parallel()
-	for _, v := range testdb.Variants() {
+	for _, v := range testdb.RunVariants() {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			refURL, ref := testdb.NewLayout(t, testdb.LayoutV1)

@@ -47,6 +47,26 @@ func citus(tb testing.TB) *pgcluster.Citus {
 	return citusCluster
 }
 
+// RunVariants are the variants the cross-layout tests of this run hold to
+// v1 (TestLayoutVariants): in the Citus run (make test-citus,
+// MIRRORQL_TEST_LAYOUT=v2-citus) the Citus variant, whose cluster is
+// started once for that run; in every other run the variants on the run's
+// own server.
+func RunVariants() []Variant {
+	run, v2 := variant(Layout())
+	citusRun := false
+	if v2 {
+		_, citusRun = run.citusOptions()
+	}
+	var out []Variant
+	for _, v := range Variants() {
+		if _, isCitus := v.citusOptions(); isCitus == citusRun {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // citusOptions are v's options when its tables are distributed by Citus.
 func (v Variant) citusOptions() (fixture.V2Options, bool) {
 	o := v2Options()

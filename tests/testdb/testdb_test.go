@@ -273,7 +273,7 @@ func TestVariants(t *testing.T) {
 		"v2-missing-months": fmt.Sprintf("%d default 0 2024_02 false trigger 1 citus false", n-3),
 		"v2-citus":          fmt.Sprintf("%d default 0 2024_02 true trigger 1 citus true", citusMonths()),
 	}
-	for _, v := range Variants() {
+	for _, v := range RunVariants() {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			_, b := NewLayout(t, v.Name)

@@ -2,7 +2,6 @@ package rest
 
 import (
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -263,14 +262,10 @@ func (h *Handlers) schedule(c echo.Context) error {
 	return sendNode(c, j.b, cache, nil)
 }
 
-// javaTopicPath is the ingress rule that sends a path to rest-java
-// (docs/reference/behavior.md §0); every other topics path is the Node service's.
-var javaTopicPath = regexp.MustCompile(`^/api/v1/topics/(\d+\.){0,2}\d+$`)
-
 // GET /api/v1/topics/{id}: rest-java's bodies, content type and leniency
 // (unknown query parameters are ignored).
 func (h *Handlers) topic(c echo.Context) error {
-	if !javaTopicPath.MatchString(originalPath(c)) {
+	if !javaTopic(originalPath(c)) { // the ingress rule (routes.go)
 		return app.ErrNotFound
 	}
 	if m := c.Request().Method; m != http.MethodGet && m != http.MethodHead {

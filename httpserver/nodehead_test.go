@@ -84,7 +84,7 @@ func TestNodeHeads(t *testing.T) {
 		{"no version", "GET /a\r\nHost: x\r\n\r\n", []string{"400 Bad Request  "}},
 		{"the most Node takes", head("/", pad(16383)), []string{"200 OK text/plain; charset=utf-8 /|"}},
 		{"one byte more", head("/", pad(16384)), []string{"431 Request Header Fields Too Large  "}},
-		{"a long target", head("/?"+strings.Repeat("a", 16<<10)), []string{"431 Request Header Fields Too Large  "}},
+		{"a long target", head("/?" + strings.Repeat("a", 16<<10)), []string{"431 Request Header Fields Too Large  "}},
 		{"a head past what is held", head("/", "X-Pad: "+strings.Repeat("b", 70<<10)+"\r\n"), []string{"431 Request Header Fields Too Large  "}},
 		{"pipelined, with a body between", "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n\r\nGET /#x HTTP" + head("/q#1"),
 			[]string{"200 OK text/plain; charset=utf-8 /p|GET /#x HTTP", "200 OK text/plain; charset=utf-8 /q|"}},

@@ -8,9 +8,10 @@ import (
 	"sync"
 )
 
-// NodeHeads wraps ln so that each HTTP/1 request head on its connections is
-// read as the mirror node's HTTP server (Node's parser) reads it, before
-// Go's server sees it, where the two differ:
+// NodeHeads wraps ln so that each HTTP/1 request head for the mirror node's
+// REST API (a target under /api, in any case) is read as the mirror
+// node's HTTP server (Node's parser) reads it, before Go's server sees it,
+// where the two differ:
 //
 //   - a request line and headers of 16 KiB or more (counted as Node counts
 //     them: the target, and each header's name and value) answer 431 with
@@ -23,7 +24,9 @@ import (
 //     server would refuse the request with a plain-text 400, where Node
 //     routes it (a literal segment so spelt matches no route: the JSON 404).
 //
-// Bodies pass through untouched (Content-Length is followed); after a head
+// Heads for the service's other faces pass on as they came (Go's server
+// answers them). Bodies pass through untouched (Content-Length is
+// followed); after a head
 // whose body is chunked, an upgrade, or the HTTP/2 preface, the rest of the
 // connection passes through unexamined.
 func NodeHeads(ln net.Listener) net.Listener { return &nodeListener{ln} }
@@ -188,7 +191,8 @@ func (c *headConn) examine(head []byte) {
 		return
 	}
 	method, target, version, ok := splitRequestLine(line)
-	if !ok || !targetBytesOK(target) {
+	api := restTarget(line)
+	if api && (!ok || !targetBytesOK(target)) {
 		c.answer(answer400)
 		return
 	}
@@ -218,7 +222,7 @@ func (c *headConn) examine(head []byte) {
 			c.pass = true
 		}
 	}
-	if count >= nodeMaxHeaderSize {
+	if api && count >= nodeMaxHeaderSize {
 		c.answer(answer431)
 		return
 	}
@@ -227,6 +231,10 @@ func (c *headConn) examine(head []byte) {
 	}
 	if !c.pass {
 		c.body = contentLength
+	}
+	if !api || !ok {
+		c.out = head
+		return
 	}
 	fixed, changed := nodeTarget(target)
 	if !changed {
@@ -241,6 +249,20 @@ func (c *headConn) examine(head []byte) {
 	out = append(out, version...)
 	out = append(out, head[len(line):]...)
 	c.out = out
+}
+
+// restTarget reports whether the request line's target (what follows the
+// method) is the mirror node's: it starts with /api in any case (a client
+// that misspells /api/v1 meets the mirror node's server too, not another
+// face of ours).
+func restTarget(line []byte) bool {
+	sp := bytes.IndexByte(line, ' ')
+	if sp < 0 {
+		return false
+	}
+	t := line[sp+1:]
+	const prefix = "/api"
+	return len(t) >= len(prefix) && asciiFold(t[:len(prefix)], prefix)
 }
 
 func splitRequestLine(line []byte) (method, target, version []byte, ok bool) {

@@ -62,8 +62,8 @@ func TestNodeHeads(t *testing.T) {
 	}
 	// Node counts the target and each header's name and value: 16,383 is
 	// the most it takes.
-	pad := func(total int) string {
-		n := total - len("/") - len("Host") - len("x") - len("X-Pad")
+	pad := func(target string, total int) string {
+		n := total - len(target) - len("Host") - len("x") - len("X-Pad")
 		return "X-Pad: " + strings.Repeat("b", n) + "\r\n"
 	}
 	tests := []struct {
@@ -73,23 +73,29 @@ func TestNodeHeads(t *testing.T) {
 	}{
 		{"ordinary", head("/api/v1/schedules?limit=1"), []string{"200 OK text/plain; charset=utf-8 /api/v1/schedules?limit=1|"}},
 		{"a raw # ends the target", head("/api/v1/schedules#x?limit=1"), []string{"200 OK text/plain; charset=utf-8 /api/v1/schedules|"}},
-		{"a # in the query too", head("/a?limit=1#limit=2"), []string{"200 OK text/plain; charset=utf-8 /a?limit=1|"}},
+		{"a # in the query too", head("/API/V1?limit=1#limit=2"), []string{"200 OK text/plain; charset=utf-8 /API/V1?limit=1|"}},
 		{"a bad escape in the path is a literal percent", head("/api/v1/sch%zzedules/%/%4?q=%zz"),
 			[]string{"200 OK text/plain; charset=utf-8 /api/v1/sch%25zzedules/%25/%254?q=%zz|"}},
-		{"good escapes kept", head("/a%2Fb%C3%A9"), []string{"200 OK text/plain; charset=utf-8 /a%2Fb%C3%A9|"}},
+		{"good escapes kept", head("/api/v1/a%2Fb%C3%A9"), []string{"200 OK text/plain; charset=utf-8 /api/v1/a%2Fb%C3%A9|"}},
 		{"non-ASCII byte in the target", head("/api/v1/sch\xc3\xa9dules"), []string{"400 Bad Request  "}},
-		{"control byte in the target", head("/a\x01"), []string{"400 Bad Request  "}},
-		{"DEL in the target", head("/a\x7f"), []string{"400 Bad Request  "}},
-		{"a space in the target", head("/a?limit= 2"), []string{"400 Bad Request  "}},
-		{"no version", "GET /a\r\nHost: x\r\n\r\n", []string{"400 Bad Request  "}},
-		{"the most Node takes", head("/", pad(16383)), []string{"200 OK text/plain; charset=utf-8 /|"}},
-		{"one byte more", head("/", pad(16384)), []string{"431 Request Header Fields Too Large  "}},
-		{"a long target", head("/?" + strings.Repeat("a", 16<<10)), []string{"431 Request Header Fields Too Large  "}},
-		{"a head past what is held", head("/", "X-Pad: "+strings.Repeat("b", 70<<10)+"\r\n"), []string{"431 Request Header Fields Too Large  "}},
-		{"pipelined, with a body between", "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n\r\nGET /#x HTTP" + head("/q#1"),
-			[]string{"200 OK text/plain; charset=utf-8 /p|GET /#x HTTP", "200 OK text/plain; charset=utf-8 /q|"}},
-		{"an empty line before the request", "\r\n" + head("/e#"), []string{"200 OK text/plain; charset=utf-8 /e|"}},
-		{"a bad request after a good one", head("/1") + head("/\xff"), []string{"200 OK text/plain; charset=utf-8 /1|", "400 Bad Request  "}},
+		{"control byte in the target", head("/api/v1/a\x01"), []string{"400 Bad Request  "}},
+		{"DEL in the target", head("/api/v1/\x7f"), []string{"400 Bad Request  "}},
+		{"a space in the target", head("/api/v1/a?limit= 2"), []string{"400 Bad Request  "}},
+		{"no version", "GET /api/v1/a\r\nHost: x\r\n\r\n", []string{"400 Bad Request  "}},
+		{"the most Node takes", head("/api/v1", pad("/api/v1", 16383)), []string{"200 OK text/plain; charset=utf-8 /api/v1|"}},
+		{"one byte more", head("/api/v1", pad("/api/v1", 16384)), []string{"431 Request Header Fields Too Large  "}},
+		{"a long target", head("/api/v1/x?" + strings.Repeat("a", 16<<10)), []string{"431 Request Header Fields Too Large  "}},
+		{"a head past what is held", head("/api/v1/", "X-Pad: "+strings.Repeat("b", 70<<10)+"\r\n"), []string{"431 Request Header Fields Too Large  "}},
+		{"pipelined, with a body between", "POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n\r\nGET /#x HTTP" + head("/api/v1/q#1"),
+			[]string{"200 OK text/plain; charset=utf-8 /p|GET /#x HTTP", "200 OK text/plain; charset=utf-8 /api/v1/q|"}},
+		{"an empty line before the request", "\r\n" + head("/api/v1/e#"), []string{"200 OK text/plain; charset=utf-8 /api/v1/e|"}},
+		{"a bad request after a good one", head("/1") + head("/api/v1/\xff"), []string{"200 OK text/plain; charset=utf-8 /1|", "400 Bad Request  "}},
+		// the other faces' heads pass on as they came: Go's server answers them
+		{"other faces: a # is Go's", head("/graphql#x"), []string{"200 OK text/plain; charset=utf-8 /graphql#x|"}},
+		{"other faces: raw UTF-8 is Go's", head("/graphql?q=\xc3\xa9"), []string{"200 OK text/plain; charset=utf-8 /graphql?q=\xc3\xa9|"}},
+		{"other faces: a long head is Go's", head("/graphql", pad("/graphql", 20000)), []string{"200 OK text/plain; charset=utf-8 /graphql|"}},
+		{"a misspelt API path is the mirror node's", head("/apI\xff/v1"), []string{"400 Bad Request  "}},
+		{"a path that is not the API", head("/ap\xff"), []string{"200 OK text/plain; charset=utf-8 /ap\xff|"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

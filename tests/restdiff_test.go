@@ -24,7 +24,30 @@ const restdiffDir = "testdata/restdiff"
 // recorded beside it.
 func TestRESTDifferential(t *testing.T) {
 	t.Parallel()
-	cases, err := restdiff.ReadCases(filepath.Join(restdiffDir, "cases.jsonl"))
+	for _, rec := range restdiffRecordings(t) {
+		t.Run(rec, func(t *testing.T) {
+			t.Parallel()
+			replayRESTDiff(t, filepath.Join(restdiffDir, rec))
+		})
+	}
+}
+
+// restdiffRecordings are the recorded files: cases-v1.jsonl (the mirror
+// node's default mode on v1), cases-v2.jsonl (its lookup mode on v2).
+func restdiffRecordings(t *testing.T) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(restdiffDir, "cases-*.jsonl"))
+	if len(files) < 2 {
+		t.Fatalf("recorded cases: %q, want both layouts' (see %s/README.md)", files, restdiffDir)
+	}
+	for i := range files {
+		files[i] = filepath.Base(files[i])
+	}
+	return files
+}
+
+func replayRESTDiff(t *testing.T, path string) {
+	cases, err := restdiff.ReadCases(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,13 +116,17 @@ func TestRESTDifferential(t *testing.T) {
 // case that cites one carries our answer.
 func TestRESTDifferentialDecisions(t *testing.T) {
 	t.Parallel()
-	cases, err := restdiff.ReadCases(filepath.Join(restdiffDir, "cases.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	doc, err := os.ReadFile("../docs/reference/DECISIONS.md")
 	if err != nil {
 		t.Fatal(err)
+	}
+	var cases []restdiff.Case
+	for _, rec := range restdiffRecordings(t) {
+		c, err := restdiff.ReadCases(filepath.Join(restdiffDir, rec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, c...)
 	}
 	for i, c := range cases {
 		if c.Decision == "" {

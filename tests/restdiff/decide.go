@@ -20,6 +20,7 @@ const (
 	DecisionNextAdvances     = "DECISIONS 7"
 	DecisionTimestampPath    = "DECISIONS 8"
 	DecisionUpstream5xx      = "DECISIONS 10"
+	DecisionLookupNe         = "DECISIONS 11"
 	DecisionRestJava         = "DECISIONS rest-java"
 )
 
@@ -73,6 +74,10 @@ func Decide(c *Case) string {
 		return DecisionTimestampRange
 	case c.Node.Status >= 500 && ours.Status >= 400 && ours.Status < 500 && ours.JSON != nil:
 		return DecisionUpstream5xx
+	case name == "topicMessages" && c.Node.Status == http.StatusBadRequest && ours.Status == http.StatusOK &&
+		(hasOperator(values("sequencenumber"), "ne") || hasOperator(values("timestamp"), "ne")) &&
+		bytes.Contains(c.Node.JSON, []byte("Not equal (ne) operator is not supported")):
+		return DecisionLookupNe
 	case name == "topicMessage" && strings.Contains(param(6), "."):
 		return DecisionTimestampPath
 	case name == "topicMessage" && isZero(param(6)), name == "topicMessages" && hasOperand(values("sequencenumber"), isZero):
@@ -97,6 +102,15 @@ func hasOperand(values []string, f func(string) bool) bool {
 			v = v[i+1:]
 		}
 		if f(v) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasOperator(values []string, op string) bool {
+	for _, v := range values {
+		if o, _, found := strings.Cut(v, ":"); found && strings.EqualFold(o, op) {
 			return true
 		}
 	}

@@ -24,8 +24,28 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"mirrorql/db"
+	"mirrorql/fixture"
 	"mirrorql/tests/restdiff"
 )
+
+// makeV2 gives dbURL the importer's v2 tables (fixture.CreateV2, monthly
+// partitions) unless it has a topic_message table already.
+func makeV2(ctx context.Context, dbURL string) error {
+	d, err := db.Open(db.Options{URL: dbURL, ConnectTimeout: 10 * time.Second})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	var exists bool
+	if err := d.Bun().QueryRowContext(ctx, "SELECT to_regclass('topic_message') IS NOT NULL").Scan(&exists); err != nil {
+		return err
+	}
+	if exists {
+		return nil
+	}
+	return fixture.CreateV2(ctx, d.Bun(), fixture.DefaultV2Options())
+}
 
 func main() { os.Exit(run()) }
 
@@ -35,6 +55,7 @@ func run() int {
 	dbURL := flag.String("db", "", "the database the Node server reads: migrated, loaded with the data set, and served by -bin")
 	bin := flag.String("bin", "bin/mirrorql", "the mirrorql binary started on -db")
 	data := flag.String("data", "tests/testdata/restdiff/data.sql", "the data set loaded into -db")
+	layout := flag.String("layout", "v1", "the layout -db is given: v1 (bin migrates it) or v2 (made with the importer's v2 tables when it has none)")
 	seed := flag.Uint64("seed", 38, "generator seed: the same seed and -n give the same requests")
 	n := flag.Int("n", 3000, "number of generated requests (links.next followed on top)")
 	follow := flag.Int("follow", 3, "links.next followed this many pages deep from each page")
@@ -46,7 +67,7 @@ func run() int {
 		return 2
 	}
 	if *dbURL != "" {
-		base, stop, err := serveOurs(*dbURL, *bin, *data)
+		base, stop, err := serveOurs(*dbURL, *bin, *data, *layout)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "restdiff:", err)
 			return 1
@@ -87,16 +108,26 @@ func run() int {
 	return 0
 }
 
-// serveOurs migrates dbURL with bin, loads the data set (the tables it
+// serveOurs migrates dbURL with bin (or on the v2 layout, makes the
+// importer's v2 tables when it has none), loads the data set (the tables it
 // fills emptied first, triggers off as for a dump, and the address book row
 // the Node server's readiness asks for), and starts bin serving it.
-func serveOurs(dbURL, bin, dataPath string) (base string, stop func(), err error) {
+func serveOurs(dbURL, bin, dataPath, layout string) (base string, stop func(), err error) {
 	ctx := context.Background()
 	env := append(os.Environ(), "MIRRORQL_DATABASE_URL="+dbURL)
-	migrate := exec.Command(bin, "migrate")
-	migrate.Env = env
-	if out, err := migrate.CombinedOutput(); err != nil {
-		return "", nil, fmt.Errorf("%s migrate: %v: %s", bin, err, out)
+	switch layout {
+	case "v1":
+		migrate := exec.Command(bin, "migrate")
+		migrate.Env = env
+		if out, err := migrate.CombinedOutput(); err != nil {
+			return "", nil, fmt.Errorf("%s migrate: %v: %s", bin, err, out)
+		}
+	case "v2":
+		if err := makeV2(ctx, dbURL); err != nil {
+			return "", nil, err
+		}
+	default:
+		return "", nil, fmt.Errorf("-layout %q: v1 or v2", layout)
 	}
 	data, err := os.ReadFile(dataPath)
 	if err != nil {

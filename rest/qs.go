@@ -186,16 +186,15 @@ func canonicalIndex(s string) (int, bool) {
 	return n, err == nil && n >= 0 && s[0] != '+'
 }
 
-// mergeInto merges source (an object, or an array from a key that starts
-// with a bracket) into the result object.
+// mergeInto merges source's keys (an object's, or an array's indexes) into
+// the object top, key by key.
 func mergeInto(top *jsObject, source *jsValue) {
 	for _, k := range ownKeysOf(source) {
 		v := member(source, k)
 		if old, ok := top.vals[k]; ok {
-			top.set(k, merge(old, v))
-		} else {
-			top.set(k, v)
+			v = merge(old, v)
 		}
+		top.set(k, v)
 	}
 }
 
@@ -265,17 +264,8 @@ func merge(target, source *jsValue) *jsValue {
 	}
 	// an object on either side: merged key by key
 	o := newObject()
-	for _, k := range ownKeysOf(target) {
-		o.set(k, member(target, k))
-	}
-	for _, k := range ownKeysOf(source) {
-		v := member(source, k)
-		if old, ok := o.vals[k]; ok {
-			o.set(k, merge(old, v))
-		} else {
-			o.set(k, v)
-		}
-	}
+	mergeInto(o, target)
+	mergeInto(o, source)
 	return &jsValue{kind: jsObjectKind, obj: o}
 }
 

@@ -138,18 +138,23 @@ func matchSegments(segs []string, path string) bool {
 		if len(path) == 0 || path[0] != '/' {
 			return false
 		}
-		path = path[1:]
-		end := strings.IndexByte(path, '/')
-		if end < 0 {
-			end = len(path)
-		}
-		seg := path[:end]
+		var seg string
+		seg, path = cutSegment(path)
 		if seg == "" || (lit != "" && !asciiEqualFold(lit, seg)) {
 			return false
 		}
-		path = path[end:]
 	}
 	return path == ""
+}
+
+// cutSegment splits path, which starts with '/', into its first segment and
+// the rest (from the next '/' on).
+func cutSegment(path string) (seg, rest string) {
+	path = path[1:]
+	if end := strings.IndexByte(path, '/'); end >= 0 {
+		return path[:end], path[end:]
+	}
+	return path, ""
 }
 
 // asciiEqualFold is a case-insensitive comparison of ASCII letters only, as
@@ -253,16 +258,11 @@ func canonical(segs []string, path string) bool {
 		return false
 	}
 	for _, lit := range segs {
-		path = path[1:]
-		end := strings.IndexByte(path, '/')
-		if end < 0 {
-			end = len(path)
-		}
-		seg := path[:end]
+		var seg string
+		seg, path = cutSegment(path)
 		if (lit != "" && seg != lit) || (lit == "" && seg == "messages") {
 			return false
 		}
-		path = path[end:]
 	}
 	return true
 }
@@ -276,12 +276,8 @@ func canonicalPath(segs []string, path string) string {
 	}
 	var b strings.Builder
 	for _, lit := range segs {
-		path = path[1:]
-		end := strings.IndexByte(path, '/')
-		if end < 0 {
-			end = len(path)
-		}
-		seg := path[:end]
+		var seg string
+		seg, path = cutSegment(path)
 		b.WriteByte('/')
 		switch {
 		case lit != "":
@@ -291,7 +287,6 @@ func canonicalPath(segs []string, path string) string {
 		default:
 			b.WriteString(seg)
 		}
-		path = path[end:]
 	}
 	return b.String()
 }

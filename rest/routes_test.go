@@ -215,3 +215,19 @@ func BenchmarkCanonicalRoute(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkServeREST is a request through Echo, CanonicalRoute and the
+// handler over the in-memory core: the routing's share of a whole request
+// (compare with the build before: -benchmem).
+func BenchmarkServeREST(b *testing.B) {
+	e := serve(testLedger(false))
+	for _, target := range []string{"/api/v1/topics/7/messages/2", "/api/v1/topics/7/messages?limit=2", "/api/v1/topics/messages/1234567890.000000001", "/api/v1/schedules/0.0.9"} {
+		b.Run(target, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, target, nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				e.ServeHTTP(httptest.NewRecorder(), req)
+			}
+		})
+	}
+}

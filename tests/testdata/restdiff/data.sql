@@ -3,20 +3,24 @@
 -- 0.0.9 (no custom fee, no message), 0.0.10 (a message, no entity row); schedules 0.0.100
 -- (pending, two signatures), 0.0.101 (executed, no entity row) and 0.0.102 to 0.0.131
 -- (pending, so that the list pages). Loaded with triggers off, as a dump is: the lookup rows are here.
+-- Topics 0.0.7 (every detail field) and 0.0.9 (no custom fee) have entity rows, 0.0.8 not.
 INSERT INTO entity (id, num, realm, shard, type, memo, deleted, created_timestamp, timestamp_range, auto_renew_account_id, auto_renew_period, key)
-VALUES (7, 7, 0, 0, 'TOPIC', 'topic memo', false, 0, '[1000000000,)', 98, 7776000, NULL),
-       (9, 9, 0, 0, 'TOPIC', '', false, 5, '[5,)', NULL, NULL, NULL),
-       (100, 100, 0, 0, 'SCHEDULE', 'pending', false, 1700000000000000100, '[1700000000000000100,)', NULL, NULL, '\x12200101010101010101010101010101010101010101010101010101010101010101');
+SELECT id, id, 0, 0, kind::entity_type, memo, false, created, int8range(created, NULL), renew_account, renew_period, key
+FROM (VALUES (7, 'TOPIC', 'differential topic', 2000000000, 801, 8000000, NULL::bytea),
+             (9, 'TOPIC', '', 6, NULL, NULL, NULL),
+             (100, 'SCHEDULE', 'pending', 1700000000000000100, NULL, NULL, '\x12200303030303030303030303030303030303030303030303030303030303030303'::bytea))
+  AS e (id, kind, memo, created, renew_account, renew_period, key);
 INSERT INTO entity (id, num, realm, shard, type, memo, deleted, created_timestamp, timestamp_range, key)
 SELECT n, n, 0, 0, 'SCHEDULE', 'schedule ' || n, false, 1700000000000000000 + n * 1000, int8range(1700000000000000000 + n * 1000, NULL), NULL
 FROM generate_series(102, 131) AS n;
-INSERT INTO topic (id, admin_key, submit_key, fee_schedule_key, fee_exempt_key_list, created_timestamp, timestamp_range)
-VALUES (7, '\x12200101010101010101010101010101010101010101010101010101010101010101', '\x3a21020202020202020202020202020202020202020202020202020202020202020202', NULL, '\x0a22122001010101010101010101010101010101010101010101010101010101010101010a233a21020202020202020202020202020202020202020202020202020202020202020202', 0, '[1000000000,)'),
-       (8, NULL, NULL, NULL, NULL, 1, '[1,)'),
-       (9, NULL, NULL, NULL, NULL, 5, '[5,)');
+INSERT INTO topic (id, created_timestamp, timestamp_range, admin_key, submit_key, fee_schedule_key, fee_exempt_key_list)
+VALUES (7, 2000000000, '[2000000000,)', '\x3a21030404040404040404040404040404040404040404040404040404040404040404',
+        '\x12200505050505050505050505050505050505050505050505050505050505050505', '\x12200606060606060606060606060606060606060606060606060606060606060606', NULL),
+       (8, 2, '[2,)', NULL, NULL, NULL, NULL),
+       (9, 6, '[6,)', NULL, NULL, NULL, NULL);
 INSERT INTO custom_fee (entity_id, fixed_fees, timestamp_range)
-VALUES (7, '[{"all_collectors_are_exempt":false,"amount":100,"collector_account_id":1001,"denominating_token_id":null}]', '[1000000000,)'),
-       (8, '[]', '[1,)');
+VALUES (7, '[{"all_collectors_are_exempt":true,"amount":250,"collector_account_id":1101,"denominating_token_id":1102}]', '[2000000000,)'),
+       (8, '[]', '[2,)');
 INSERT INTO topic_message (consensus_timestamp, message, running_hash, sequence_number, running_hash_version, payer_account_id, topic_id)
 SELECT 1700000000000000000 + n, convert_to('message ' || n, 'UTF8'), '\x01', n, 3, 2, 7
 FROM generate_series(1, 30) AS n;

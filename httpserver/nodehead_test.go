@@ -159,3 +159,26 @@ func FuzzNodeHeads(f *testing.F) {
 		_ = c.Close()
 	})
 }
+
+// BenchmarkNodeHeads is what examining a head costs a request: an ordinary
+// REST head read through headConn, per request on a kept-alive connection.
+func BenchmarkNodeHeads(b *testing.B) {
+	head := []byte("GET /api/v1/topics/0.0.7/messages?limit=25&order=desc HTTP/1.1\r\nHost: mirror.example:8080\r\n" +
+		"User-Agent: Go-http-client/1.1\r\nAccept: application/json\r\nAccept-Encoding: gzip\r\n\r\n")
+	const perConn = 1000
+	stream := bytes.Repeat(head, perConn)
+	buf := make([]byte, 4096)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		c := &headConn{Conn: &memConn{r: bytes.NewReader(stream)}}
+		for n := 0; n < len(stream); {
+			k, err := c.Read(buf)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += k
+		}
+		_ = c.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*perConn), "ns/request")
+}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // NodeHeads wraps ln so that each HTTP/1 request head for the mirror node's
@@ -105,7 +106,11 @@ func (c *headConn) Read(p []byte) (int, error) {
 			continue
 		}
 		if len(c.in) > maxHeadBytes {
-			c.answer(answer431)
+			if restTarget(c.in[:min(len(c.in), 4096)]) {
+				c.answer(answer431)
+			} else {
+				c.pass = true // Go's server answers its own 431
+			}
 			continue
 		}
 		if err := c.fill(); err != nil {
@@ -145,6 +150,15 @@ func (c *headConn) fill() error {
 	return err
 }
 
+// CloseWrite lets Go's server half-close the connection before it closes
+// it on a refused request, as it does an unwrapped TCP connection.
+func (c *headConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 func (c *headConn) Close() error {
 	if c.buf != nil && cap(*c.buf) <= maxHeadBytes {
 		*c.buf = (*c.buf)[:0]
@@ -154,11 +168,19 @@ func (c *headConn) Close() error {
 	return c.Conn.Close()
 }
 
-// answer writes Node's answer to a head it refuses and ends the connection.
+// answer writes Node's answer to a head it refuses and ends the connection:
+// as Go's server does before it closes on a refused request, the write side
+// first, then a moment in which what the client still sends is read and
+// dropped, so that unread bytes do not make the kernel reset the connection
+// before the client has read the answer.
 func (c *headConn) answer(a []byte) {
 	_, _ = c.Conn.Write(a)
 	c.done = true
 	c.in, c.out = nil, nil
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+		_ = c.Conn.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		_, _ = io.Copy(io.Discard, io.LimitReader(c.Conn, 256<<10))
+	}
 }
 
 // headEnd is the length of the head at the start of b (through its empty

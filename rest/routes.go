@@ -181,8 +181,9 @@ func asciiEqualFold(a, b string) bool {
 
 const originalPathKey = "mirrorql.originalPath"
 
-// notFoundPath is where CanonicalRoute sends a path under /api/v1 that no
-// route matches: Echo has no route for it, so it answers the JSON 404.
+// notFoundPath is the raw path CanonicalRoute gives Echo for a path under
+// /api/v1 that no route matches: Echo has no route for it, so it answers
+// the JSON 404.
 const notFoundPath = "/api/v1/-"
 
 // Register mounts the routes on e. Install CanonicalRoute as a Pre
@@ -214,22 +215,23 @@ func CanonicalRoute(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		route, ok := Match(path)
-		var rewritten string
-		switch {
-		case !ok:
-			rewritten = notFoundPath
-		case !canonical(route.segments, path):
-			rewritten = canonicalPath(route.segments, path)
-		default:
+		if !ok {
+			// Echo routes by the raw path (echo.GetPath): it finds no route
+			// here, while the decoded path, which the access log shows, stays
+			// the client's.
+			r.URL.RawPath = notFoundPath
 			return next(c)
 		}
-		if u, err := url.Parse(rewritten); err == nil {
+		if canonical(route.segments, path) {
+			return next(c)
+		}
+		if u, err := url.Parse(canonicalPath(route.segments, path)); err == nil {
 			// Only a rewritten path needs remembering (originalPath):
 			// Echo's context store is a map made on first use.
 			c.Set(originalPathKey, path)
 			r.URL.Path, r.URL.RawPath = u.Path, u.RawPath
 		} else {
-			r.URL.Path, r.URL.RawPath = notFoundPath, ""
+			r.URL.RawPath = notFoundPath // a bad escape: only NodeHeads' absence lets one through
 		}
 		return next(c)
 	}

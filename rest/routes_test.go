@@ -193,7 +193,7 @@ func TestCanonicalRouteReachesTheMatchedRoute(t *testing.T) {
 func TestCanonicalRouteAllocatesNothing(t *testing.T) {
 	e := echo.New()
 	h := CanonicalRoute(func(echo.Context) error { return nil })
-	for _, target := range []string{"/api/v1/topics/7/messages?limit=2", "/api/v1/topics/7/messages/3", "/api/v1/schedules/0.0.100", "/api/v1/topics/0.0.7", "/graphql"} {
+	for _, target := range []string{"/api/v1/topics/7/messages?limit=2", "/api/v1/topics/7/messages/3", "/api/v1/schedules/0.0.100", "/api/v1/topics/0.0.7", "/graphql", "/api/v1/topics/7/messages/1/x"} {
 		req := httptest.NewRequest(http.MethodGet, target, nil)
 		c := e.NewContext(req, httptest.NewRecorder())
 		if n := testing.AllocsPerRun(100, func() { _ = h(c) }); n != 0 {

@@ -159,21 +159,34 @@ func groupValues(raw string) ([]*rawKey, error) {
 		}
 		k.values = append(k.values, val)
 	}
-	// qs's second pass walks the raw keys as a JavaScript object lists them.
-	sort.SliceStable(order, func(i, j int) bool {
-		ni, iok := arrayIndexKey(order[i].name)
-		nj, jok := arrayIndexKey(order[j].name)
-		return iok && (!jok || ni < nj)
-	})
+	// qs's second pass walks the raw keys as a JavaScript object lists
+	// them: array indexes first (rare: only then is there anything to sort).
+	for _, k := range order {
+		if _, ok := arrayIndexKey(k.name); ok {
+			sort.SliceStable(order, func(i, j int) bool {
+				ni, iok := arrayIndexKey(order[i].name)
+				nj, jok := arrayIndexKey(order[j].name)
+				return iok && (!jok || ni < nj)
+			})
+			break
+		}
+	}
 	return order, nil
 }
 
+// sortLikeObjectKeys orders keys as Object.keys lists them: array indexes
+// first, in numeric order, then the others as they came.
 func sortLikeObjectKeys(keys []string) {
-	sort.SliceStable(keys, func(i, j int) bool {
-		ni, iok := arrayIndexKey(keys[i])
-		nj, jok := arrayIndexKey(keys[j])
-		return iok && (!jok || ni < nj)
-	})
+	for _, k := range keys {
+		if _, ok := arrayIndexKey(k); ok {
+			sort.SliceStable(keys, func(i, j int) bool {
+				ni, iok := arrayIndexKey(keys[i])
+				nj, jok := arrayIndexKey(keys[j])
+				return iok && (!jok || ni < nj)
+			})
+			return
+		}
+	}
 }
 
 // arrayIndexKey reports whether a property name is an array index in

@@ -31,7 +31,7 @@ DB_PKGS = ./db/... ./pgcluster/... ./tests/...
 # timed NAME CMD… runs a part of the suite and says how long it took.
 timed = start=$$(date +%s); echo "==> $(1)"; $(2); rc=$$?; echo "==> $(1): $$(( $$(date +%s) - start ))s$$( [ $$rc = 0 ] || echo ", FAILED" )"; exit $$rc
 
-.PHONY: help build test test-on test-db-on test-v2 test-chart run local-network seed docker fuzz restdiff conformance bench soak bench-live bench-scale-pair
+.PHONY: help build test test-on test-db-on test-v2 test-chart run local-network seed docker fuzz conformance bench soak bench-live bench-scale-pair
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -98,18 +98,19 @@ fuzz: ## run each fuzz target for FUZZTIME (default 10s)
 		done; \
 	done
 
+conformance: build ## replay the conformance cases (tests/testdata/conformance, a copy of shared/) against the built service
+	$(GO) test ./tests -run 'TestREST/conformance' -count=1 -v -timeout $(TEST_TIMEOUT)
+
 # Not part of `make test` (which replays the recorded cases without Node):
 # records them anew against the mirror node's own REST server, already
 # running on the database RESTDIFF_DB (docs/rest.md, "Conformance");
 # RESTDIFF_LAYOUT=v2 for a v2 database and a server in its lookup mode.
 RESTDIFF_LAYOUT ?= v1
+.PHONY: restdiff
 restdiff: build ## record the differential cases against the mirror node's REST server (NODE=http://host:port, RESTDIFF_DB=the database it reads, RESTDIFF_LAYOUT=v1|v2)
 	@test -n "$(NODE)" -a -n "$(RESTDIFF_DB)" || { echo "usage: make restdiff NODE=http://127.0.0.1:5551 RESTDIFF_DB=postgres://… [RESTDIFF_LAYOUT=v2]"; exit 2; }
 	$(GO) run ./tests/cmd/restdiff -node $(NODE) -db $(RESTDIFF_DB) -layout $(RESTDIFF_LAYOUT) -bin $(BIN) \
 		-out tests/testdata/restdiff/cases-$(RESTDIFF_LAYOUT).jsonl $(RESTDIFFFLAGS)
-
-conformance: build ## replay the conformance cases (tests/testdata/conformance, a copy of shared/) against the built service
-	$(GO) test ./tests -run 'TestREST/conformance' -count=1 -v -timeout $(TEST_TIMEOUT)
 
 # Not part of `make test`: creates the databases mirrorql_bench and
 # mirrorql_bench_small on the local server (or a throwaway cluster), seeds them,

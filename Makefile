@@ -112,6 +112,17 @@ fuzz: ## run each fuzz target for FUZZTIME (default 10s)
 conformance: build ## replay the conformance cases (tests/testdata/conformance, a copy of shared/) against the built service
 	$(GO) test ./tests -run 'TestREST/conformance' -count=1 -v -timeout $(TEST_TIMEOUT)
 
+# Not part of `make test` (which replays the recorded cases without Node):
+# records them anew against the mirror node's own REST server, already
+# running on the database RESTDIFF_DB (docs/rest.md, "Conformance");
+# RESTDIFF_LAYOUT=v2 for a v2 database and a server in its lookup mode.
+RESTDIFF_LAYOUT ?= v1
+.PHONY: restdiff
+restdiff: build ## record the differential cases against the mirror node's REST server (NODE=http://host:port, RESTDIFF_DB=the database it reads, RESTDIFF_LAYOUT=v1|v2)
+	@test -n "$(NODE)" -a -n "$(RESTDIFF_DB)" || { echo "usage: make restdiff NODE=http://127.0.0.1:5551 RESTDIFF_DB=postgres://… [RESTDIFF_LAYOUT=v2]"; exit 2; }
+	$(GO) run ./tests/cmd/restdiff -node $(NODE) -db $(RESTDIFF_DB) -layout $(RESTDIFF_LAYOUT) -bin $(BIN) \
+		-out tests/testdata/restdiff/cases-$(RESTDIFF_LAYOUT).jsonl $(RESTDIFFFLAGS)
+
 # Not part of `make test`: creates the databases mirrorql_bench and
 # mirrorql_bench_small on the local server (or a throwaway cluster), seeds them,
 # drives every route with bench/loadgen next to a pgbench floor, and rewrites

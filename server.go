@@ -361,6 +361,10 @@ func runServer(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logge
 	}
 	srv := httpserver.New(service.WithConsensus(e, grpc), opts)
 	log.Info("listening", "addr", ln.Addr().String())
+	// Request heads as the mirror node's HTTP server reads them (its
+	// limits, its answers to malformed targets); the SDKs' own gRPC
+	// listener is no REST server's and keeps Go's.
+	ln = httpserver.NodeHeads(ln)
 	if gln == nil {
 		return httpserver.Run(ctx, srv, ln, cfg.ShutdownGrace, log, ops.EndStreams)
 	}

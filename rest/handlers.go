@@ -2,7 +2,6 @@ package rest
 
 import (
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -88,25 +87,31 @@ func (h *Handlers) topicMessages(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rows := page.Rows
-	j := getBuf()
-	defer putBuf(j)
-	j.raw(`{"messages":[`)
-	for i := range rows {
-		if i > 0 {
-			j.b = append(j.b, ',')
-		}
-		j.message(&rows[i], utf8)
-	}
-	j.raw(`],"links":{"next":`)
 	var next *string
 	if page.Full {
 		after := model.Condition[string]{Op: page.Next.Op, Value: page.Next.Value.String()}
 		next = nextLink(originalPath(c), q, "timestamp", after, timestampBound)
 	}
+	rows := page.Rows
+	return sendPage(c, `{"messages":[`, len(rows), func(j *jsonBuf, i int) { j.message(&rows[i], utf8) }, next, cacheDefault)
+}
+
+// sendPage writes a list page, {"<items>":[…],"links":{"next":…}}, the
+// opening given with its bracket, and sends it with the Node headers.
+func sendPage(c echo.Context, open string, n int, item func(j *jsonBuf, i int), next *string, cacheControl string) error {
+	j := getBuf()
+	defer putBuf(j)
+	j.raw(open)
+	for i := range n {
+		if i > 0 {
+			j.b = append(j.b, ',')
+		}
+		item(j, i)
+	}
+	j.raw(`],"links":{"next":`)
 	j.strPtr(next)
 	j.raw(`}}`)
-	return sendNode(c, j.b, cacheDefault, next)
+	return sendNode(c, j.b, cacheControl, next)
 }
 
 func timestampBound(s string) (int64, bool) {
@@ -212,17 +217,6 @@ func (h *Handlers) schedules(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	rows := page.Rows
-	j := getBuf()
-	defer putBuf(j)
-	j.raw(`{"schedules":[`)
-	for i := range rows {
-		if i > 0 {
-			j.b = append(j.b, ',')
-		}
-		j.schedule(&rows[i], true)
-	}
-	j.raw(`],"links":{"next":`)
 	var next *string
 	if page.Full {
 		after := model.Condition[string]{Op: page.Next.Op, Value: page.Next.Value.String()}
@@ -231,9 +225,8 @@ func (h *Handlers) schedules(c echo.Context) error {
 			return int64(id), err == nil
 		})
 	}
-	j.strPtr(next)
-	j.raw(`}}`)
-	return sendNode(c, j.b, cacheSchedules, next)
+	rows := page.Rows
+	return sendPage(c, `{"schedules":[`, len(rows), func(j *jsonBuf, i int) { j.schedule(&rows[i], true) }, next, cacheSchedules)
 }
 
 // GET /api/v1/schedules/{scheduleId}
@@ -263,14 +256,10 @@ func (h *Handlers) schedule(c echo.Context) error {
 	return sendNode(c, j.b, cache, nil)
 }
 
-// javaTopicPath is the ingress rule that sends a path to rest-java
-// (docs/reference/behavior.md §0); every other topics path is the Node service's.
-var javaTopicPath = regexp.MustCompile(`^/api/v1/topics/(\d+\.){0,2}\d+$`)
-
 // GET /api/v1/topics/{id}: rest-java's bodies, content type and leniency
 // (unknown query parameters are ignored).
 func (h *Handlers) topic(c echo.Context) error {
-	if !javaTopicPath.MatchString(originalPath(c)) {
+	if !javaTopic(originalPath(c)) { // the ingress rule (routes.go)
 		return app.ErrNotFound
 	}
 	if m := c.Request().Method; m != http.MethodGet && m != http.MethodHead {

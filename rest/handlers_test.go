@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -104,12 +105,17 @@ func TestHandlers(t *testing.T) {
 				`{"message":"Invalid parameter: limit"},{"message":"Unknown query parameter: topic.id"}]}}`},
 		{name: "path parameters", url: "/api/v1/topics/x/messages/y", status: http.StatusBadRequest,
 			body: `{"_status":{"messages":[{"message":"Invalid parameter: topic.id"},{"message":"Invalid parameter: sequencenumber"}]}}`},
-		{name: "unknown keys once per spelling", url: "/api/v1/topics/7/messages?Foo=1&foo=2&limit=x&FOO=3&foo=4&bar=1",
+		{name: "unknown keys once per value on a list route", url: "/api/v1/topics/7/messages?Foo=1&foo=2&limit=x&FOO=3&foo=4&bar=1",
 			status: http.StatusBadRequest,
 			body: `{"_status":{"messages":[{"message":"Invalid parameter: limit"},{"message":"Unknown query parameter: foo"},` +
-				`{"message":"Unknown query parameter: foo"},{"message":"Unknown query parameter: foo"},{"message":"Unknown query parameter: bar"}]}}`},
-		{name: "unknown keys on a single-item route", url: "/api/v1/schedules/0.0.9?foo=1&Foo=2&foo=3", status: http.StatusBadRequest,
-			body: `{"_status":{"messages":[{"message":"Unknown query parameter: foo"},{"message":"Unknown query parameter: foo"}]}}`},
+				`{"message":"Unknown query parameter: foo"},{"message":"Unknown query parameter: foo"},{"message":"Unknown query parameter: foo"},` +
+				`{"message":"Unknown query parameter: bar"}]}}`},
+		{name: "unknown keys once per name on a single-item route", url: "/api/v1/schedules/0.0.9?foo=1&Foo=2&foo=3", status: http.StatusBadRequest,
+			body: `{"_status":{"messages":[{"message":"Unknown query parameter: foo"}]}}`},
+		{name: "more values than the repeat limit, counted after the merge of spellings", url: "/api/v1/topics/7/messages?" +
+			strings.Repeat("limit=1&", 50) + strings.Repeat("LIMIT=1&", 51) + "foo=1&order=x", status: http.StatusBadRequest,
+			body: `{"_status":{"messages":[{"message":"Parameter values count exceeds maximum number allowed: limit count: 101 max: 100"},` +
+				`{"message":"Invalid parameter: order"},{"message":"Unknown query parameter: foo"}]}}`},
 		{name: "the list with the database down", url: "/api/v1/topics/7/messages", down: true,
 			status: http.StatusServiceUnavailable, body: unavailable},
 		{name: "a message with the database down", url: "/api/v1/topics/7/messages/1", down: true,

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"fmt"
 	"strings"
 
 	"mirrorql/app"
@@ -57,10 +58,18 @@ type listParams struct {
 func (p *listParams) err() error { return p.problems.Err() }
 
 // each calls fn for every value of every accepted key in query order; fn
-// reports whether the value is valid. Keys accepted lacks are unknown.
+// reports whether the value is valid. As the mirror node's
+// buildAndValidateFilters does, a key with more values than the repeat
+// limit is reported first and no further, then the invalid values, then
+// every value of a key not accepted (one message per value).
 func (p *listParams) each(q *Query, accepted map[string]bool, fn func(key string, op model.Operator, value string) bool) {
 	for _, key := range q.Keys {
-		if !accepted[key] {
+		if n := len(q.Values[key]); n > maxRepeatedValues {
+			p.problems.Message(fmt.Sprintf("Parameter values count exceeds maximum number allowed: %s count: %d max: %d", key, n, maxRepeatedValues))
+		}
+	}
+	for _, key := range q.Keys {
+		if !accepted[key] || len(q.Values[key]) > maxRepeatedValues {
 			continue
 		}
 		for _, v := range q.Values[key] {
@@ -70,9 +79,12 @@ func (p *listParams) each(q *Query, accepted map[string]bool, fn func(key string
 			}
 		}
 	}
-	for _, name := range q.WrittenNames() {
-		if !accepted[name] {
-			p.problems.Unknown(name)
+	for _, key := range q.Keys {
+		if accepted[key] || len(q.Values[key]) > maxRepeatedValues {
+			continue
+		}
+		for range q.Values[key] {
+			p.problems.Unknown(key)
 		}
 	}
 }
@@ -102,9 +114,10 @@ func rejectQuery(q *Query) error {
 	if len(q.Keys) == 0 {
 		return nil
 	}
+	// validateReq: one message per key, whatever its values
 	var p app.Problems
-	for _, name := range q.WrittenNames() {
-		p.Unknown(name)
+	for _, key := range q.Keys {
+		p.Unknown(key)
 	}
 	return p.Err()
 }

@@ -232,7 +232,7 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 	if ops.cache != nil {
 		// List endpoints only: single lookups never come from the cache.
 		chain = append(chain, cache.Middleware(cache.Options{
-			Store: ops.cache, Routes: []string{rest.RouteSchedules}, Timeout: cfg.RedisTimeout, Log: log,
+			Store: ops.cache, Routes: rest.CachedRoutes(), Timeout: cfg.RedisTimeout, Log: log,
 			Result: ops.metrics.CacheResult, WriteError: ops.metrics.CacheWriteError,
 			Version: ops.ledger.SchedulesVersion,
 		}))

@@ -227,8 +227,8 @@ func (rr fuzzRequest) send(client *http.Client, base string) (status int, took t
 	start := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {
-		if unparseableTarget(rr.target) && connectionCut(err) {
-			return 0, time.Since(start), "" // net/http refused it and closed: see below
+		if (unparseableTarget(rr.target) || nodeRefuses(rr) != 0) && connectionCut(err) {
+			return 0, time.Since(start), "" // refused and closed: see connectionCut
 		}
 		return 0, time.Since(start), "no response: " + err.Error()
 	}
@@ -246,7 +246,7 @@ func (rr fuzzRequest) send(client *http.Client, base string) (status int, took t
 	took = time.Since(start)
 	status = resp.StatusCode
 	if err != nil {
-		if status == http.StatusBadRequest && unparseableTarget(rr.target) && connectionCut(err) {
+		if ((status == http.StatusBadRequest && unparseableTarget(rr.target)) || status == nodeRefuses(rr)) && connectionCut(err) {
 			return status, took, "" // see connectionCut
 		}
 		return status, took, "reading the body: " + err.Error()
@@ -260,7 +260,7 @@ func (rr fuzzRequest) send(client *http.Client, base string) (status int, took t
 	if status < 400 || rr.method == http.MethodHead {
 		return status, took, ""
 	}
-	if netHTTPRefusal(rr, status, resp.Header, respBody) {
+	if netHTTPRefusal(rr, status, resp.Header, respBody) || nodeHeadRefusal(rr, status, resp.Header, respBody) {
 		return status, took, ""
 	}
 	graphql := strings.HasPrefix(strings.ToLower(path), "/graphql")
@@ -293,6 +293,36 @@ func netHTTPRefusal(rr fuzzRequest, status int, h http.Header, body []byte) bool
 		return head > config.MaxServerHeaderBytes && string(body) == "431 Request Header Fields Too Large"
 	}
 	return false
+}
+
+// nodeHeadRefusal reports whether a 4xx is one the mirror node's HTTP
+// parser answers, with an empty body, to a head for its API
+// (httpserver.NodeHeads; nodeRefuses).
+func nodeHeadRefusal(rr fuzzRequest, status int, h http.Header, body []byte) bool {
+	return len(body) == 0 && h.Get("Content-Type") == "" && status == nodeRefuses(rr)
+}
+
+// nodeRefuses is the status Node's parser refuses the head of rr with, 0
+// if none: 400 for a target under /api holding a byte outside printable
+// ASCII, 431 for a target and headers of 16 KiB together (as Node counts
+// them; the client adds a few headers of its own, hence the slack).
+func nodeRefuses(rr fuzzRequest) int {
+	if len(rr.target) < 4 || !strings.EqualFold(rr.target[:4], "/api") {
+		return 0
+	}
+	if strings.IndexFunc(rr.target, func(r rune) bool { return r <= ' ' || r >= 0x7f }) >= 0 {
+		return http.StatusBadRequest
+	}
+	head := len(rr.target)
+	for k, vs := range rr.header {
+		for _, v := range vs {
+			head += len(k) + len(v)
+		}
+	}
+	if head >= 16<<10-256 {
+		return http.StatusRequestHeaderFieldsTooLarge
+	}
+	return 0
 }
 
 // connectionCut: for a request-target it cannot parse, net/http answers

@@ -13,6 +13,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/live"
 	"mirrorql/model"
@@ -195,7 +196,7 @@ type stream struct {
 
 // subscribe registers req and runs it until it ends (or the test does),
 // then closes it.
-func (f *fixture) subscribe(req live.Request) *stream {
+func (f *fixture) subscribe(req app.Subscription) *stream {
 	f.t.Helper()
 	sub, err := f.hub.Subscribe(req)
 	if err != nil {
@@ -340,8 +341,8 @@ func TestHistoryThenLive(t *testing.T) {
 	f.history(7, 1, 5, past)
 	f.history(8, 1, 3, past+500)
 
-	all := f.subscribe(live.Request{Topic: 7})
-	fromNow := f.subscribe(live.Request{Topic: 7, Start: now()})
+	all := f.subscribe(app.Subscription{Topic: 7})
+	fromNow := f.subscribe(app.Subscription{Topic: 7, Start: now()})
 	consecutive(t, "history", all.take(5, 5*time.Second), 7, 1)
 
 	f.write(row{7, 6, now()})
@@ -364,7 +365,7 @@ func TestGapFilledLate(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, live.Options{GapRetries: 100, GapWait: 10 * time.Millisecond}, nil)
 	f.history(7, 1, 2, now()-model.Timestamp(time.Minute))
-	s := f.subscribe(live.Request{Topic: 7})
+	s := f.subscribe(app.Subscription{Topic: 7})
 	consecutive(t, "history", s.take(2, 5*time.Second), 7, 1)
 
 	t0 := now()
@@ -385,7 +386,7 @@ func TestGapNeverFilled(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, live.Options{GapRetries: 3, GapWait: 5 * time.Millisecond}, nil)
 	f.history(7, 1, 2, now()-model.Timestamp(time.Minute))
-	s := f.subscribe(live.Request{Topic: 7})
+	s := f.subscribe(app.Subscription{Topic: 7})
 	consecutive(t, "history", s.take(2, 5*time.Second), 7, 1)
 	f.write(row{7, 4, now()})
 	rest, err := s.end(5 * time.Second)
@@ -408,8 +409,8 @@ func TestLimit(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, live.Options{}, nil)
 	f.history(7, 1, 5, now()-model.Timestamp(time.Minute))
-	three := f.subscribe(live.Request{Topic: 7, Limit: 3})
-	seven := f.subscribe(live.Request{Topic: 7, Limit: 7})
+	three := f.subscribe(app.Subscription{Topic: 7, Limit: 3})
+	seven := f.subscribe(app.Subscription{Topic: 7, Limit: 7})
 	got := three.take(3, 5*time.Second)
 	three.completes("limit 3")
 	consecutive(t, "limit 3", got, 7, 1)
@@ -434,7 +435,7 @@ func TestEndTime(t *testing.T) {
 	f := newFixture(t, live.Options{EndGrace: time.Hour}, nil)
 	rows := f.history(7, 1, 3, now()-model.Timestamp(time.Minute))
 
-	past := f.subscribe(live.Request{Topic: 7, End: rows[2].ts})
+	past := f.subscribe(app.Subscription{Topic: 7, End: rows[2].ts})
 	got, err := past.end(5 * time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -446,8 +447,8 @@ func TestEndTime(t *testing.T) {
 
 	end := now() + model.Timestamp(time.Hour)
 	later := end + model.Timestamp(time.Minute)
-	byMessage := f.subscribe(live.Request{Topic: 7, End: end})
-	byTransfer := f.subscribe(live.Request{Topic: 7, Start: rows[1].ts, End: later})
+	byMessage := f.subscribe(app.Subscription{Topic: 7, End: end})
+	byTransfer := f.subscribe(app.Subscription{Topic: 7, Start: rows[1].ts, End: later})
 	consecutive(t, "history", byMessage.take(3, 5*time.Second), 7, 1)
 	consecutive(t, "history from 2", byTransfer.take(2, 5*time.Second), 7, 2)
 	f.write(row{7, 4, now()})
@@ -476,7 +477,7 @@ func TestEndGrace(t *testing.T) {
 	f := newFixture(t, live.Options{EndGrace: grace}, nil)
 	f.history(7, 1, 2, now()-model.Timestamp(time.Minute))
 	endAt := time.Now().Add(100 * time.Millisecond)
-	s := f.subscribe(live.Request{Topic: 7, End: model.Timestamp(endAt.UnixNano())})
+	s := f.subscribe(app.Subscription{Topic: 7, End: model.Timestamp(endAt.UnixNano())})
 	consecutive(t, "history", s.take(2, 5*time.Second), 7, 1)
 	s.completes("grace")
 	if early := time.Until(endAt.Add(grace)); early > 0 {
@@ -491,9 +492,9 @@ func TestShutdown(t *testing.T) {
 	f := newFixture(t, live.Options{}, nil)
 	f.history(7, 1, 3, now()-model.Timestamp(time.Minute))
 	streams := []*stream{
-		f.subscribe(live.Request{Topic: 7}),
-		f.subscribe(live.Request{Topic: 7, Start: now()}),
-		f.subscribe(live.Request{Topic: 8, End: now() + model.Timestamp(time.Hour)}),
+		f.subscribe(app.Subscription{Topic: 7}),
+		f.subscribe(app.Subscription{Topic: 7, Start: now()}),
+		f.subscribe(app.Subscription{Topic: 8, End: now() + model.Timestamp(time.Hour)}),
 	}
 	streams[0].take(3, 5*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -509,7 +510,7 @@ func TestShutdown(t *testing.T) {
 			t.Errorf("stream %d ended with %v, want nil", i, err)
 		}
 	}
-	if _, err := f.hub.Subscribe(live.Request{Topic: 7}); !errors.Is(err, live.ErrClosed) {
+	if _, err := f.hub.Subscribe(app.Subscription{Topic: 7}); !errors.Is(err, live.ErrClosed) {
 		t.Errorf("subscribe after the shutdown: %v, want ErrClosed", err)
 	}
 	if n := f.metrics.endedBy(live.EndedShutdown); n != 3 {
@@ -522,9 +523,9 @@ func TestShutdown(t *testing.T) {
 func TestMaxSubscriptions(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, live.Options{MaxSubscriptions: 2}, nil)
-	a := f.subscribe(live.Request{Topic: 7, Start: now()})
-	f.subscribe(live.Request{Topic: 8, Start: now()})
-	if _, err := f.hub.Subscribe(live.Request{Topic: 9}); !errors.Is(err, live.ErrTooMany) {
+	a := f.subscribe(app.Subscription{Topic: 7, Start: now()})
+	f.subscribe(app.Subscription{Topic: 8, Start: now()})
+	if _, err := f.hub.Subscribe(app.Subscription{Topic: 9}); !errors.Is(err, live.ErrTooMany) {
 		t.Fatalf("third subscription: %v, want ErrTooMany", err)
 	}
 	a.cancel()
@@ -534,9 +535,9 @@ func TestMaxSubscriptions(t *testing.T) {
 	if n := f.hub.Subscriptions(); n != 1 {
 		t.Fatalf("%d subscriptions after one ended, want 1", n)
 	}
-	c := f.subscribe(live.Request{Topic: 9, Start: now()})
+	c := f.subscribe(app.Subscription{Topic: 9, Start: now()})
 	c.running()
-	if _, err := f.hub.Subscribe(live.Request{Topic: 9}); !errors.Is(err, live.ErrTooMany) {
+	if _, err := f.hub.Subscribe(app.Subscription{Topic: 9}); !errors.Is(err, live.ErrTooMany) {
 		t.Fatalf("third subscription again: %v, want ErrTooMany", err)
 	}
 	if n := f.metrics.endedBy(live.EndedClientGone); n != 1 {
@@ -589,7 +590,7 @@ func TestOnePollForAll(t *testing.T) {
 		mu.Unlock()
 		var streams []*stream
 		for range n {
-			s := f.subscribe(live.Request{Topic: 7})
+			s := f.subscribe(app.Subscription{Topic: 7})
 			streams = append(streams, s)
 		}
 		for _, s := range streams {
@@ -654,7 +655,7 @@ func TestRateIndependentOfSubscribers(t *testing.T) {
 	settle := func(n int) *fixture {
 		f := newFixture(t, live.Options{SafetyCheck: time.Hour}, nil)
 		for range n {
-			f.subscribe(live.Request{Topic: 7, Start: now()})
+			f.subscribe(app.Subscription{Topic: 7, Start: now()})
 		}
 		// Every subscription has read its (empty) history and the message
 		// before its start, and the poller has polled twice since.
@@ -715,7 +716,7 @@ func TestIdlePollerIsSilent(t *testing.T) {
 		t.Fatalf("%d statements before any subscription: %v", n, f.rec.Take())
 	}
 	for round := range 2 {
-		s := f.subscribe(live.Request{Topic: 7})
+		s := f.subscribe(app.Subscription{Topic: 7})
 		consecutive(t, "history", s.take(1, 5*time.Second), 7, 1)
 		eventually(t, 5*time.Second, "the poller polls", func() bool { return f.statements(isPoll) > 0 })
 		s.cancel()
@@ -751,7 +752,7 @@ func TestNewTopicAfterQuietPeriod(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, live.Options{Buffer: 16, PollLimit: 20, SafetyCheck: time.Hour}, nil)
 	f.history(8, 1, 1, now()-model.Timestamp(time.Minute))
-	quiet := f.subscribe(live.Request{Topic: 8})
+	quiet := f.subscribe(app.Subscription{Topic: 8})
 	quiet.take(1, 5*time.Second)
 	f.waitPolls(3, "polls of the quiet topic")
 
@@ -765,7 +766,7 @@ func TestNewTopicAfterQuietPeriod(t *testing.T) {
 	f.waitPolls(4, "polls after the backlog")
 	f.rec.Take()
 
-	fresh := f.subscribe(live.Request{Topic: 7, Start: now()})
+	fresh := f.subscribe(app.Subscription{Topic: 7, Start: now()})
 	f.waitPolls(4, "polls after the subscription")
 	// The watermark moved past the backlog while nobody followed topic 7:
 	// no poll walks it.

@@ -220,7 +220,13 @@ func adminDB(tb testing.TB) *sql.DB {
 			tb.Fatalf("testdb: %s: %v", EnvURL, err)
 		}
 		admin = stdlib.OpenDB(*cfg)
-		admin.SetMaxOpenConns(4)
+		// The owner lock's session, the drops and the creates.
+		admin.SetMaxOpenConns(2 + dropParallel + 4)
+		if err := takeOwnerKey(admin); err != nil {
+			_ = admin.Close()
+			admin = nil
+			tb.Fatalf("testdb: %v", err)
+		}
 	}
 	return admin
 }
@@ -373,7 +379,8 @@ func LocalNetwork(tb testing.TB) Network {
 	var r [6]byte
 	_, _ = rand.Read(r[:])
 	suffix := hex.EncodeToString(r[:])
-	owner, group, reader := Prefix+"owner_"+suffix, Prefix+"readonly_"+suffix, Prefix+"reader_"+suffix
+	own := ownedPrefix()
+	owner, group, reader := own+"owner_"+suffix, own+"readonly_"+suffix, own+"reader_"+suffix
 	id := func(name string) string { return pgx.Identifier{name}.Sanitize() }
 	exec := func(on interface {
 		ExecContext(context.Context, string, ...any) (sql.Result, error)
@@ -385,16 +392,6 @@ func LocalNetwork(tb testing.TB) Network {
 			}
 		}
 	}
-	// Registered before the database exists, so it runs after the drop
-	// (cleanups run last in, first out): a role that still owns a
-	// database cannot go.
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if _, err := admin.ExecContext(ctx, "drop role if exists "+id(reader)+", "+id(group)+", "+id(owner)); err != nil {
-			tb.Errorf("testdb: drop the local network's roles: %v", err)
-		}
-	})
 	exec(admin,
 		"create role "+id(owner)+" login password 'owner_pass_"+suffix+"'",
 		"create role "+id(group)+" nologin",
@@ -406,7 +403,10 @@ func LocalNetwork(tb testing.TB) Network {
 	if v2 {
 		template = templateDB(tb, v)
 	}
-	name := createDatabase(tb, template, "owner "+id(owner))
+	// The roles go after the database (a role that owns one cannot go), or
+	// with it in the sweep when the process ends first: their names carry
+	// its owner key.
+	name := createDatabase(tb, template, "owner "+id(owner), "drop role if exists "+id(reader)+", "+id(group)+", "+id(owner))
 	adminURL, err := withDatabase(ServerURL(tb), name)
 	if err != nil {
 		tb.Fatalf("testdb: %v", err)
@@ -491,8 +491,9 @@ func withUser(u, user, password string) (string, error) {
 
 // createDatabase creates the test's database as a copy of template ("":
 // template1), with options (say, "owner x") appended to CREATE DATABASE,
-// and drops it at the test's end; it returns its name.
-func createDatabase(tb testing.TB, template, options string) string {
+// and drops it after the test's end, in the background (dropLater), then
+// runs after; it returns its name.
+func createDatabase(tb testing.TB, template, options string, after ...string) string {
 	tb.Helper()
 	admin := adminDB(tb)
 	name := databaseName(tb.Name())
@@ -508,24 +509,19 @@ func createDatabase(tb testing.TB, template, options string) string {
 	if _, err := admin.ExecContext(ctx, stmt); err != nil {
 		tb.Fatalf("testdb: create database %s: %v", name, err)
 	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if _, err := admin.ExecContext(ctx, "drop database if exists "+pgx.Identifier{name}.Sanitize()+" with (force)"); err != nil {
-			tb.Errorf("testdb: drop database %s: %v", name, err)
-		}
-	})
+	tb.Cleanup(func() { dropLater(admin, name, after...) })
 	return name
 }
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
 
-// databaseName is Prefix, a random part and as much of the test's name as
-// fits in PostgreSQL's 63-byte identifiers (which helps find a leftover).
+// databaseName is Prefix, the process's owner key (ownedPrefix), a random
+// part and as much of the test's name as fits in PostgreSQL's 63-byte
+// identifiers (which helps find a leftover).
 func databaseName(test string) string {
-	var r [4]byte
+	var r [2]byte
 	_, _ = rand.Read(r[:])
-	name := Prefix + hex.EncodeToString(r[:]) + "_" + unsafeChars.ReplaceAllString(strings.ToLower(test), "_")
+	name := ownedPrefix() + hex.EncodeToString(r[:]) + "_" + unsafeChars.ReplaceAllString(strings.ToLower(test), "_")
 	if len(name) > 63 {
 		name = name[:63]
 	}
@@ -543,23 +539,26 @@ func withDatabase(u, name string) (string, error) {
 	return p.String(), nil
 }
 
-// Shutdown drops the v2 templates, closes the admin pool and stops the
-// throwaway cluster, if one was started. Databases of tests still running
-// are lost with it.
+// Shutdown drops the v2 templates, waits for the background drops (up to
+// dropWait: what is left, the next process sweeps), releases the owner key,
+// closes the admin pool and stops the throwaway cluster, if one was
+// started. Databases of tests still running are lost with it.
 func Shutdown() {
 	mu.Lock()
-	defer mu.Unlock()
 	for _, tpl := range templates {
-		if admin == nil || tpl.name == "" {
-			continue
+		if admin != nil && tpl.name != "" {
+			dropLater(admin, tpl.name)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		if _, err := admin.ExecContext(ctx, "drop database if exists "+pgx.Identifier{tpl.name}.Sanitize()+" with (force)"); err != nil {
-			fmt.Fprintln(os.Stderr, "testdb:", err)
-		}
-		cancel()
 	}
 	templates = map[string]*template{}
+	mu.Unlock()
+	waitDrops()
+	mu.Lock()
+	defer mu.Unlock()
+	if ownerConn != nil {
+		_ = ownerConn.Close() // the session ends, and its lock with it
+		ownerConn, ownerKey = nil, 0
+	}
 	if admin != nil {
 		_ = admin.Close()
 		admin = nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,7 +48,8 @@ func TestNew(t *testing.T) {
 			}
 		}
 	})
-	// The subtest's cleanup has dropped its database.
+	// The subtest's cleanup has dropped its database, in the background.
+	waitDrops()
 	var n int
 	if err := adminDB(t).QueryRowContext(context.Background(), "select count(*) from pg_database where datname = $1", name).Scan(&n); err != nil {
 		t.Fatal(err)
@@ -101,6 +103,54 @@ func TestDatabaseName(t *testing.T) {
 		if len(n) > 63 || !strings.HasPrefix(n, Prefix) || strings.Trim(n, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
 			t.Errorf("bad name %q", n)
 		}
+	}
+}
+
+// TestSweep: the sweep drops the databases and roles of an owner whose
+// process has ended (its lock free), and keeps those of a running one (its
+// lock held), its own, and those named before the owner keys.
+func TestSweep(t *testing.T) {
+	ctx := context.Background()
+	admin := adminDB(t)
+	live, err := admin.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	const liveKey, goneKey = 0x0badf00d, 0x0dead000
+	if _, err := live.ExecContext(ctx, "select pg_advisory_lock($1, $2)", lockClass, liveKey); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _, _ = live.ExecContext(ctx, "select pg_advisory_unlock($1, $2)", lockClass, liveKey) }()
+	name := func(key uint32, what string) string { return fmt.Sprintf("%s%s%08x_sweep_%s", Prefix, ownerMark, key, what) }
+	gone, running, own, legacy := name(goneKey, "gone"), name(liveKey, "running"), ownedPrefix()+"sweep_own", Prefix+"0123abcd_sweep_legacy"
+	goneRole := name(goneKey, "role")
+	for _, stmt := range []string{"create role " + goneRole,
+		"create database " + gone + " owner " + goneRole, "create database " + running, "create database " + own, "create database " + legacy} {
+		if _, err := admin.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, n := range []string{gone, running, own, legacy} {
+			if err := dropNow(admin, n); err != nil {
+				t.Error(err)
+			}
+		}
+		if _, err := admin.ExecContext(ctx, "drop role if exists "+goneRole); err != nil {
+			t.Error(err)
+		}
+	})
+	sweep(admin, ownerKey)
+	var left []string
+	if err := admin.QueryRowContext(ctx, "select array(select datname from pg_database where datname = any($1) union all select rolname from pg_roles where rolname = $2 order by 1)",
+		[]string{gone, running, own, legacy}, goneRole).Scan(pgtype.NewMap().SQLScanner(&left)); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{legacy, own, running}
+	slices.Sort(want)
+	if !slices.Equal(left, want) {
+		t.Errorf("after the sweep: %v, want %v", left, want)
 	}
 }
 
@@ -161,6 +211,7 @@ func TestLocalNetwork(t *testing.T) {
 			})
 		}
 	})
+	waitDrops()
 	var n int
 	if err := adminDB(t).QueryRowContext(ctx, "select count(*) from pg_roles where rolname = any($1)", roles).Scan(&n); err != nil {
 		t.Fatal(err)

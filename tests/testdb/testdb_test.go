@@ -122,7 +122,9 @@ func TestSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _, _ = live.ExecContext(ctx, "select pg_advisory_unlock($1, $2)", lockClass, liveKey) }()
-	name := func(key uint32, what string) string { return fmt.Sprintf("%s%s%08x_sweep_%s", Prefix, ownerMark, key, what) }
+	name := func(key uint32, what string) string {
+		return fmt.Sprintf("%s%s%08x_sweep_%s", Prefix, ownerMark, key, what)
+	}
 	gone, running, own, legacy := name(goneKey, "gone"), name(liveKey, "running"), ownedPrefix()+"sweep_own", Prefix+"0123abcd_sweep_legacy"
 	goneRole := name(goneKey, "role")
 	for _, stmt := range []string{"create role " + goneRole,

@@ -78,6 +78,9 @@ func takeOwnerKey(admin *sql.DB) error {
 		var b [4]byte
 		_, _ = rand.Read(b[:])
 		key := binary.BigEndian.Uint32(b[:])
+		if key == buildLock {
+			continue
+		}
 		var ok bool
 		if err := conn.QueryRowContext(ctx, "select pg_try_advisory_lock($1, $2)", lockClass, int32(key)).Scan(&ok); err != nil { //nolint:gosec // the key's bits, as PostgreSQL's int4
 			_ = conn.Close()

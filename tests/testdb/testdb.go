@@ -73,6 +73,11 @@ type Variant struct {
 	// Detached are months whose partitions Settle detaches once the rows
 	// are written, as an operator archiving them does.
 	Detached []time.Time
+	// Fresh: every test database of the variant is built afresh rather than
+	// copied from a template built once per process — for a layout a copy
+	// cannot carry (say, a distributed one whose shards live on other
+	// servers).
+	Fresh bool
 }
 
 func month(y int, m time.Month) time.Time { return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC) }
@@ -246,7 +251,7 @@ func New(tb testing.TB) (url string, b *bun.DB) {
 func NewLayout(tb testing.TB, layout string) (url string, b *bun.DB) {
 	tb.Helper()
 	if v, ok := variant(layout); ok {
-		return create(tb, templateDB(tb, v))
+		return newVariant(tb, v)
 	}
 	if layout != LayoutV1 {
 		tb.Fatalf("testdb: layout %q: want %q, %q or a variant's", layout, LayoutV1, LayoutV2)
@@ -256,6 +261,20 @@ func NewLayout(tb testing.TB, layout string) (url string, b *bun.DB) {
 	defer cancel()
 	if err := db.Migrate(ctx, b); err != nil {
 		tb.Fatalf("testdb: %s layout: %v", layout, err)
+	}
+	return url, b
+}
+
+// newVariant is a database of v2 variant v: a copy of its template, or
+// built afresh when v is Fresh.
+func newVariant(tb testing.TB, v Variant) (url string, b *bun.DB) {
+	tb.Helper()
+	if !v.Fresh {
+		return create(tb, templateDB(tb, v))
+	}
+	url, b = Empty(tb)
+	if err := buildV2(adminDB(tb), b, v); err != nil {
+		tb.Fatalf("testdb: %v", err)
 	}
 	return url, b
 }
@@ -296,16 +315,44 @@ func templateDB(tb testing.TB, v Variant) string {
 		// Closed before any copy: CREATE DATABASE refuses a template that
 		// has sessions (it waits up to 5 s for closing ones to go).
 		defer d.Close()
-		o := v2Options()
-		v.Options(&o)
-		if err := fixture.CreateV2(ctx, d.Bun(), o); err != nil {
-			tpl.err = fmt.Errorf("%s layout: %w", v.Name, err)
-		}
+		tpl.err = buildV2(admin, d.Bun(), v)
 	})
 	if tpl.err != nil {
 		tb.Fatalf("testdb: %v", tpl.err)
 	}
 	return tpl.name
+}
+
+// buildLock is the advisory lock (with lockClass) held while a v2 layout is
+// built, server-wide: fixture.CreateV2 makes some 450 partitions in one
+// transaction, a lock each, and a few builds at once (the variants, the
+// test processes of several packages) overflowed the server's lock table
+// ("out of shared memory"). Owner keys are never 0.
+const buildLock = 0
+
+// buildV2 builds variant v's layout in b, one build at a time on the
+// server (the lock is taken through admin: advisory locks are the
+// database's where they are taken, and every test process's admin pool is
+// on the same one).
+func buildV2(admin *sql.DB, b *bun.DB, v Variant) error {
+	ctx, cancel := context.WithTimeout(context.Background(), dropWait)
+	defer cancel()
+	conn, err := admin.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("%s layout: %w", v.Name, err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "select pg_advisory_lock($1, $2)", lockClass, buildLock); err != nil {
+		return fmt.Errorf("%s layout: waiting for the builds before: %w", v.Name, err)
+	}
+	// Unlocked before conn goes back to the pool.
+	defer func() { _, _ = conn.ExecContext(context.Background(), "select pg_advisory_unlock($1, $2)", lockClass, buildLock) }()
+	o := v2Options()
+	v.Options(&o)
+	if err := fixture.CreateV2(ctx, b, o); err != nil {
+		return fmt.Errorf("%s layout: %w", v.Name, err)
+	}
+	return nil
 }
 
 // Layout is the layout New builds: MIRRORQL_TEST_LAYOUT, LayoutV1 when unset,

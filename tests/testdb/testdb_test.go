@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/uptrace/bun"
 
 	"mirrorql/db"
 	"mirrorql/pgcluster"
@@ -314,16 +315,53 @@ func TestVariants(t *testing.T) {
 		"v2-missing-months": fmt.Sprintf("%d default 0 2024_02 false trigger 1 citus false", n-3),
 		"v2-citus":          fmt.Sprintf("%d default 0 2024_02 true trigger 1 citus true", n),
 	}
+	check := func(t *testing.T, b *bun.DB, name string) {
+		t.Helper()
+		var got string
+		if err := b.QueryRowContext(context.Background(), probe).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want[name] {
+			t.Errorf("partitions, default, 2024-02, triggers, citus: %q, want %q", got, want[name])
+		}
+	}
 	for _, v := range Variants() {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			_, b := NewLayout(t, v.Name)
-			var got string
-			if err := b.QueryRowContext(context.Background(), probe).Scan(&got); err != nil {
-				t.Fatal(err)
-			}
-			if got != want[v.Name] {
-				t.Errorf("partitions, default, 2024-02, triggers, citus: %q, want %q", got, want[v.Name])
+			check(t, b, v.Name)
+		})
+	}
+	// A variant that opts out of the template is built afresh, alike.
+	t.Run("fresh", func(t *testing.T) {
+		t.Parallel()
+		v, _ := variant(LayoutV2)
+		v.Fresh = true
+		_, b := newVariant(t, v)
+		check(t, b, LayoutV2)
+	})
+}
+
+// BenchmarkCopyV2 measures a test database copied from the v2 template
+// with each of CREATE DATABASE's strategies (PostgreSQL 15+): WAL_LOG, the
+// default, writes every block to the WAL; FILE_COPY copies the files and
+// checkpoints twice. Each copy is dropped in the background, as a test's is.
+func BenchmarkCopyV2(b *testing.B) {
+	v, _ := variant(LayoutV2)
+	tpl := templateDB(b, v)
+	admin := adminDB(b)
+	for _, strategy := range []string{"wal_log", "file_copy"} {
+		b.Run(strategy, func(b *testing.B) {
+			for range b.N {
+				name := databaseName(b.Name())
+				if _, err := admin.ExecContext(context.Background(), "create database "+name+" template "+tpl+" strategy "+strategy); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if err := dropNow(admin, name); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
 			}
 		})
 	}

@@ -346,7 +346,9 @@ func buildV2(admin *sql.DB, b *bun.DB, v Variant) error {
 		return fmt.Errorf("%s layout: waiting for the builds before: %w", v.Name, err)
 	}
 	// Unlocked before conn goes back to the pool.
-	defer func() { _, _ = conn.ExecContext(context.Background(), "select pg_advisory_unlock($1, $2)", lockClass, buildLock) }()
+	defer func() {
+		_, _ = conn.ExecContext(context.Background(), "select pg_advisory_unlock($1, $2)", lockClass, buildLock)
+	}()
 	o := v2Options()
 	v.Options(&o)
 	if err := fixture.CreateV2(ctx, b, o); err != nil {

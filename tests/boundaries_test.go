@@ -169,13 +169,13 @@ func TestImportBoundariesCatch(t *testing.T) {
 		},
 	}
 	want := map[string][]string{
-		"model imports none of ours":                      {"mirrorql/model (code) imports mirrorql/nodejson", "mirrorql/model (tests) imports mirrorql/app"},
-		"app's code imports only model":                   {"mirrorql/app (code) imports mirrorql/db"},
-		"live's code imports only app and model":          {"mirrorql/live (code) imports mirrorql/db"},
-		"no face imports db":                              {"mirrorql/graph/view (code) imports mirrorql/db"},
-		"rest imports no other face":                      {"mirrorql/rest (code) imports mirrorql/graph"},
-		"graph imports no other face":                     {"mirrorql/graph (code) imports mirrorql/consensus/mirrorpb"},
-		"consensus imports no other face":                 {"mirrorql/consensus (code) imports mirrorql/rest"},
+		"model imports none of ours":                     {"mirrorql/model (code) imports mirrorql/nodejson", "mirrorql/model (tests) imports mirrorql/app"},
+		"app's code imports only model":                  {"mirrorql/app (code) imports mirrorql/db"},
+		"live's code imports only app and model":         {"mirrorql/live (code) imports mirrorql/db"},
+		"no face imports db":                             {"mirrorql/graph/view (code) imports mirrorql/db"},
+		"rest imports no other face":                     {"mirrorql/rest (code) imports mirrorql/graph"},
+		"graph imports no other face":                    {"mirrorql/graph (code) imports mirrorql/consensus/mirrorpb"},
+		"consensus imports no other face":                {"mirrorql/consensus (code) imports mirrorql/rest"},
 		"below the faces, code and tests import no face": {"mirrorql/db (tests) imports mirrorql/rest", "mirrorql/live (tests) imports mirrorql/service/policy"},
 	}
 	for _, r := range importRules {

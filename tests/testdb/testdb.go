@@ -107,13 +107,25 @@ func variant(name string) (Variant, bool) {
 	return Variant{}, false
 }
 
-// v2Options are the partitions every v2 test database has: the importer's
-// monthly ones, from 2009-01 rather than its default 2019-09 (its
-// partitionStartDate), so that the recorded cases' 2009 rows have a home,
-// to a year from now.
-func v2Options() fixture.V2Options {
+// The first month of a v2 test database's partitions (the importer's
+// partitionStartDate, its default 2019-09): the months the tests' rows fall
+// in, from 2018 on (the random layouts' earliest), or from 2009 for the
+// recorded conformance cases' rows (NewHistoric). Every partition is a
+// table and indexes to copy and drop with each test's database: the fewer,
+// the cheaper.
+var (
+	v2From      = month(2018, 1)
+	v2FromCases = month(2009, 1)
+)
+
+// historicName ends the name of a historic layout's template.
+const historicName = "@2009"
+
+// v2Options are the partitions a v2 test database has: the importer's
+// monthly ones, from from to a year from now.
+func v2Options(from time.Time) fixture.V2Options {
 	o := fixture.DefaultV2Options()
-	o.From = month(2009, 1)
+	o.From = from
 	return o
 }
 
@@ -244,6 +256,16 @@ func New(tb testing.TB) (url string, b *bun.DB) {
 	return NewLayout(tb, Layout())
 }
 
+// NewHistoric is New for rows as old as the recorded conformance cases'
+// (tests/testdata/conformance, from 2009): on v2, partitions from 2009-01.
+func NewHistoric(tb testing.TB) (url string, b *bun.DB) {
+	tb.Helper()
+	if v, ok := variant(Layout()); ok {
+		return newVariant(tb, v, v2FromCases)
+	}
+	return New(tb)
+}
+
 // NewLayout is New with a given layout, LayoutV1, LayoutV2 or a variant's
 // name, whatever MIRRORQL_TEST_LAYOUT says: for tests about one layout in
 // particular (a v1 plan, the v2 partitions), which must then run in both of
@@ -251,7 +273,7 @@ func New(tb testing.TB) (url string, b *bun.DB) {
 func NewLayout(tb testing.TB, layout string) (url string, b *bun.DB) {
 	tb.Helper()
 	if v, ok := variant(layout); ok {
-		return newVariant(tb, v)
+		return newVariant(tb, v, v2From)
 	}
 	if layout != LayoutV1 {
 		tb.Fatalf("testdb: layout %q: want %q, %q or a variant's", layout, LayoutV1, LayoutV2)
@@ -265,34 +287,38 @@ func NewLayout(tb testing.TB, layout string) (url string, b *bun.DB) {
 	return url, b
 }
 
-// newVariant is a database of v2 variant v: a copy of its template, or
-// built afresh when v is Fresh.
-func newVariant(tb testing.TB, v Variant) (url string, b *bun.DB) {
+// newVariant is a database of v2 variant v with partitions from from: a
+// copy of its template, or built afresh when v is Fresh.
+func newVariant(tb testing.TB, v Variant, from time.Time) (url string, b *bun.DB) {
 	tb.Helper()
 	if !v.Fresh {
-		return create(tb, templateDB(tb, v))
+		return create(tb, templateDB(tb, v, from))
 	}
 	url, b = Empty(tb)
-	if err := buildV2(adminDB(tb), b, v); err != nil {
+	if err := buildV2(adminDB(tb), b, v, from); err != nil {
 		tb.Fatalf("testdb: %v", err)
 	}
 	return url, b
 }
 
-// templateDB is the name of the database holding v's layout, built on
-// first use and dropped by Shutdown.
-func templateDB(tb testing.TB, v Variant) string {
+// templateDB is the name of the database holding v's layout with
+// partitions from from, built on first use and dropped by Shutdown.
+func templateDB(tb testing.TB, v Variant, from time.Time) string {
 	tb.Helper()
 	admin := adminDB(tb)
+	key := v.Name
+	if from.Equal(v2FromCases) {
+		key += historicName
+	}
 	mu.Lock()
-	tpl := templates[v.Name]
+	tpl := templates[key]
 	if tpl == nil {
 		tpl = &template{}
-		templates[v.Name] = tpl
+		templates[key] = tpl
 	}
 	mu.Unlock()
 	tpl.once.Do(func() {
-		name := databaseName("template_" + v.Name)
+		name := databaseName("template_" + key)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		if _, err := admin.ExecContext(ctx, "create database "+pgx.Identifier{name}.Sanitize()); err != nil {
@@ -315,7 +341,7 @@ func templateDB(tb testing.TB, v Variant) string {
 		// Closed before any copy: CREATE DATABASE refuses a template that
 		// has sessions (it waits up to 5 s for closing ones to go).
 		defer d.Close()
-		tpl.err = buildV2(admin, d.Bun(), v)
+		tpl.err = buildV2(admin, d.Bun(), v, from)
 	})
 	if tpl.err != nil {
 		tb.Fatalf("testdb: %v", tpl.err)
@@ -334,7 +360,7 @@ const buildLock = 0
 // server (the lock is taken through admin: advisory locks are the
 // database's where they are taken, and every test process's admin pool is
 // on the same one).
-func buildV2(admin *sql.DB, b *bun.DB, v Variant) error {
+func buildV2(admin *sql.DB, b *bun.DB, v Variant, from time.Time) error {
 	ctx, cancel := context.WithTimeout(context.Background(), dropWait)
 	defer cancel()
 	conn, err := admin.Conn(ctx)
@@ -349,7 +375,7 @@ func buildV2(admin *sql.DB, b *bun.DB, v Variant) error {
 	defer func() {
 		_, _ = conn.ExecContext(context.Background(), "select pg_advisory_unlock($1, $2)", lockClass, buildLock)
 	}()
-	o := v2Options()
+	o := v2Options(from)
 	v.Options(&o)
 	if err := fixture.CreateV2(ctx, b, o); err != nil {
 		return fmt.Errorf("%s layout: %w", v.Name, err)
@@ -450,7 +476,7 @@ func LocalNetwork(tb testing.TB) Network {
 	template := ""
 	v, v2 := variant(layout)
 	if v2 {
-		template = templateDB(tb, v)
+		template = templateDB(tb, v, v2From)
 	}
 	// The roles go after the database (a role that owns one cannot go), or
 	// with it in the sweep when the process ends first: their names carry
@@ -548,6 +574,9 @@ func createDatabase(tb testing.TB, template, options string, after ...string) st
 	name := databaseName(tb.Name())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	// The server's default strategy (WAL_LOG from PostgreSQL 15): FILE_COPY
+	// checkpoints twice a copy, and on a busy server was several times
+	// slower (BenchmarkCopyV2).
 	stmt := "create database " + pgx.Identifier{name}.Sanitize()
 	if template != "" {
 		stmt += " template " + pgx.Identifier{template}.Sanitize()

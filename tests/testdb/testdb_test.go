@@ -306,7 +306,7 @@ func TestVariants(t *testing.T) {
 			|| ' trigger ' || (select count(*) from pg_trigger where tgrelid = 'topic_message'::regclass and not tgisinternal)
 			|| ' citus ' || exists (select 1 from pg_extension where extname = 'citus')`
 	months := func(from, to time.Time) int { return (to.Year()-from.Year())*12 + int(to.Month()-from.Month()) + 1 }
-	o := v2Options()
+	o := v2Options(v2From)
 	n := months(o.From, o.Through)
 	want := map[string]string{
 		LayoutV2:            fmt.Sprintf("%d default 0 2024_02 true trigger 1 citus false", n),
@@ -337,7 +337,7 @@ func TestVariants(t *testing.T) {
 		t.Parallel()
 		v, _ := variant(LayoutV2)
 		v.Fresh = true
-		_, b := newVariant(t, v)
+		_, b := newVariant(t, v, v2From)
 		check(t, b, LayoutV2)
 	})
 }
@@ -348,7 +348,7 @@ func TestVariants(t *testing.T) {
 // checkpoints twice. Each copy is dropped in the background, as a test's is.
 func BenchmarkCopyV2(b *testing.B) {
 	v, _ := variant(LayoutV2)
-	tpl := templateDB(b, v)
+	tpl := templateDB(b, v, v2From)
 	admin := adminDB(b)
 	for _, strategy := range []string{"wal_log", "file_copy"} {
 		b.Run(strategy, func(b *testing.B) {
@@ -364,5 +364,23 @@ func BenchmarkCopyV2(b *testing.B) {
 				b.StartTimer()
 			}
 		})
+	}
+}
+
+// TestNewHistoric: on v2, NewHistoric's partitions start in 2009 (the
+// conformance cases' rows), New's in 2018; on v1 both are plain tables.
+func TestNewHistoric(t *testing.T) {
+	probe := `select c.relkind::text || ' ' || (to_regclass('topic_message_p2009_01') is not null)
+		|| ' ' || (to_regclass('topic_message_p2018_01') is not null) from pg_class c where c.oid = 'topic_message'::regclass`
+	want := map[bool][2]string{false: {"r false false", "r false false"}, true: {"p false true", "p true true"}}[IsV2(Layout())]
+	for i, newDB := range []func(testing.TB) (string, *bun.DB){New, NewHistoric} {
+		_, b := newDB(t)
+		var got string
+		if err := b.QueryRowContext(context.Background(), probe).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want[i] {
+			t.Errorf("%s: relkind, 2009-01, 2018-01: %q, want %q", []string{"New", "NewHistoric"}[i], got, want[i])
+		}
 	}
 }

@@ -566,10 +566,20 @@ func TestSlowConsumer(t *testing.T) {
 	onEachStore(t, true, testSlowConsumer)
 }
 
-func testSlowConsumer(t *testing.T, st store) {
-	const buffer = 4
+// buffer is the Buffer of the hubs of the tests of slow consumers.
+const buffer = 4
+
+// bufferFixture is a fixture whose hub queues up to buffer live messages
+// for a subscriber, with message 1 of topic 7 written.
+func bufferFixture(t *testing.T, st store) *fixture {
+	t.Helper()
 	f := newFixture(t, st, live.Options{Buffer: buffer, SafetyCheck: time.Hour}, nil)
 	f.history(7, 1, 1, now()-model.Timestamp(time.Minute))
+	return f
+}
+
+func testSlowConsumer(t *testing.T, st store) {
+	f := bufferFixture(t, st)
 	slow := f.subscribeClient(app.Subscription{Topic: 7}, 0)
 	fast := f.subscribe(app.Subscription{Topic: 7})
 	consecutive(t, "slow, history", slow.take(1, patience), 7, 1)
@@ -603,9 +613,7 @@ func TestBurstLargerThanBuffer(t *testing.T) {
 }
 
 func testBurstLargerThanBuffer(t *testing.T, st store) {
-	const buffer = 4
-	f := newFixture(t, st, live.Options{Buffer: buffer, SafetyCheck: time.Hour}, nil)
-	f.history(7, 1, 1, now()-model.Timestamp(time.Minute))
+	f := bufferFixture(t, st)
 	s := f.subscribe(app.Subscription{Topic: 7})
 	consecutive(t, "history", s.take(1, patience), 7, 1)
 	f.history(7, 2, 6*buffer+1, now())

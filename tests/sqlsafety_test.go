@@ -134,34 +134,7 @@ func named(n string) partition { return partition{name: n} } // ok here: its cal
 func partitionNamesCaller() partition { return named("x; drop table t") } // BAD4: a constant that is no quoted name
 `
 	findings, _ := checkPartitionNames(t, map[string]string{"zz_partition_fixture.go": fixture})
-	lines := strings.Split(fixture, "\n")
-	want := map[int]string{}
-	for i, l := range lines {
-		if j := strings.Index(l, "// BAD"); j >= 0 {
-			want[i+1] = strings.Fields(l[j+3:])[0]
-		}
-	}
-	flagged := map[int]bool{}
-	for _, f := range findings {
-		file, rest, _ := strings.Cut(f, ":")
-		if file != "zz_partition_fixture.go" {
-			t.Errorf("unexpected finding outside the fixture: %s", f)
-			continue
-		}
-		var line int
-		if _, err := fmt.Sscanf(rest, "%d", &line); err != nil {
-			t.Fatalf("cannot read the line of %q", f)
-		}
-		if _, ok := want[line]; !ok {
-			t.Errorf("flagged a safe line %d (%s): %s", line, strings.TrimSpace(lines[line-1]), f)
-		}
-		flagged[line] = true
-	}
-	for line, name := range want {
-		if !flagged[line] {
-			t.Errorf("%s (line %d) not flagged: %s", name, line, strings.TrimSpace(lines[line-1]))
-		}
-	}
+	checkFlagged(t, "zz_partition_fixture.go", fixture, findings)
 }
 
 // checkPartitionNames loads package db (with overlay files) and returns a
@@ -404,14 +377,13 @@ func fixtureTainted(s string) string { return "x." + s }
 func fixtureBoth(s string) (int, string) { return 1, s }
 `
 	findings, _ := checkSQLSafety(t, map[string]string{"zz_sqlsafety_fixture.go": fixture})
-	var got []string
-	for _, f := range findings {
-		if strings.Contains(f, "zz_sqlsafety_fixture.go") {
-			got = append(got, f)
-		} else {
-			t.Errorf("unexpected finding outside the fixture: %s", f)
-		}
-	}
+	checkFlagged(t, "zz_sqlsafety_fixture.go", fixture, findings)
+}
+
+// checkFlagged fails unless findings ("file:line: …") are in file alone, and
+// flag exactly the lines of fixture (file's text) marked "// BAD<n>".
+func checkFlagged(t *testing.T, file, fixture string, findings []string) {
+	t.Helper()
 	lines := strings.Split(fixture, "\n")
 	want := map[int]string{}
 	for i, l := range lines {
@@ -420,9 +392,14 @@ func fixtureBoth(s string) (int, string) { return 1, s }
 		}
 	}
 	flagged := map[int]bool{}
-	for _, f := range got {
+	for _, f := range findings {
+		name, rest, _ := strings.Cut(f, ":")
+		if name != file {
+			t.Errorf("unexpected finding outside the fixture: %s", f)
+			continue
+		}
 		var line int
-		if _, err := fmt.Sscanf(f[strings.Index(f, "zz_sqlsafety_fixture.go:")+len("zz_sqlsafety_fixture.go:"):], "%d", &line); err != nil {
+		if _, err := fmt.Sscanf(rest, "%d", &line); err != nil {
 			t.Fatalf("cannot read the line of %q", f)
 		}
 		if _, ok := want[line]; !ok {

@@ -632,13 +632,19 @@ func testBurstLargerThanBuffer(t *testing.T, st store) {
 // (tests/live_faults_test.go stops a real server under the service).
 func TestStoreOutage(t *testing.T) {
 	t.Parallel()
-	t.Run("short", func(t *testing.T) {
-		t.Parallel()
-		f := newFixture(t, memory, live.Options{Outage: time.Hour, SafetyCheck: time.Hour}, nil)
+	// down is a live subscription to topic 7, past its two messages of
+	// history, over a store that has just gone down.
+	down := func(t *testing.T, outage time.Duration) (*fixture, *stream) {
+		f := newFixture(t, memory, live.Options{Outage: outage, SafetyCheck: time.Hour}, nil)
 		f.history(7, 1, 2, now()-model.Timestamp(time.Minute))
 		s := f.subscribe(app.Subscription{Topic: 7})
 		consecutive(t, "history", s.take(2, patience), 7, 1)
 		f.mem.Fail(errors.New("the database is down"))
+		return f, s
+	}
+	t.Run("short", func(t *testing.T) {
+		t.Parallel()
+		f, s := down(t, time.Hour)
 		f.history(7, 3, 5, now())
 		f.waitPolls(3, "failed polls")
 		s.running()
@@ -650,11 +656,7 @@ func TestStoreOutage(t *testing.T) {
 		t.Parallel()
 		// Any outage is longer than this one's limit: the end does not
 		// hang on how fast the machine is.
-		f := newFixture(t, memory, live.Options{Outage: time.Millisecond, SafetyCheck: time.Hour}, nil)
-		f.history(7, 1, 2, now()-model.Timestamp(time.Minute))
-		s := f.subscribe(app.Subscription{Topic: 7})
-		consecutive(t, "history", s.take(2, patience), 7, 1)
-		f.mem.Fail(errors.New("the database is down"))
+		f, s := down(t, time.Millisecond)
 		_, err := s.end(patience)
 		var lerr *live.Error
 		if !errors.As(err, &lerr) || lerr.Code != live.CodeUnavailable {

@@ -193,14 +193,7 @@ func checkPartitionNames(t *testing.T, overlay map[string]string) (findings []st
 	for _, fd := range code {
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok {
-				var id *ast.Ident
-				switch f := ast.Unparen(call.Fun).(type) {
-				case *ast.Ident:
-					id = f
-				case *ast.SelectorExpr:
-					id = f.Sel
-				}
-				if fn, ok := info.Uses[id].(*types.Func); id != nil && ok {
+				if fn := calleeOf(info, call); fn != nil {
 					calls[fn] = append(calls[fn], site{fd, call})
 				}
 			}
@@ -555,7 +548,10 @@ func (c *sqlChecker) isPiped(t types.Type) bool {
 }
 
 // callee is the function or method a call calls, or nil.
-func (c *sqlChecker) callee(call *ast.CallExpr) *types.Func {
+func (c *sqlChecker) callee(call *ast.CallExpr) *types.Func { return calleeOf(c.pkg.TypesInfo, call) }
+
+// calleeOf is the function or method a call calls, by info, or nil.
+func calleeOf(info *types.Info, call *ast.CallExpr) *types.Func {
 	var id *ast.Ident
 	switch f := ast.Unparen(call.Fun).(type) {
 	case *ast.Ident:
@@ -565,7 +561,7 @@ func (c *sqlChecker) callee(call *ast.CallExpr) *types.Func {
 	default:
 		return nil
 	}
-	fn, _ := c.pkg.TypesInfo.Uses[id].(*types.Func)
+	fn, _ := info.Uses[id].(*types.Func)
 	return fn
 }
 

@@ -828,11 +828,12 @@ func testMaxSubscriptions(t *testing.T, st store) {
 	}
 }
 
-// TestOnePollForAll: one statement a poll, whether one subscription or 200
-// follow the topic, while messages are delivered to all of them; the
-// subscriptions themselves send nothing once past their history. Counted
+// TestOnePollForAll: one read a poll (one statement, on PostgreSQL),
+// whether one subscription or 200 follow the topic, while messages are
+// delivered to all of them; the subscriptions themselves read nothing once
+// past their history. Counted
 // on the poller's own goroutine after each poll (Metrics.Polled), so the
-// count is exact: every statement logged up to then belongs to a finished
+// count is exact: every read logged up to then belongs to a finished
 // poll.
 func TestOnePollForAll(t *testing.T) {
 	t.Parallel()
@@ -843,8 +844,8 @@ func testOnePollForAll(t *testing.T, st store) {
 	var (
 		mu       sync.Mutex
 		counting bool
-		perPoll  []int // live poll statements in each poll of the window
-		others   int   // other statements in the window
+		perPoll  []int // live poll reads in each poll of the window
+		others   int   // other reads in the window
 		history  int   // history reads before the window
 	)
 	var f *fixture
@@ -909,14 +910,14 @@ func testOnePollForAll(t *testing.T, st store) {
 		counting = false
 		window, otherStmts := append([]int(nil), perPoll[:polls]...), others
 		mu.Unlock()
-		t.Logf("%d subscriptions: live poll statements in %d polls: %v; other statements: %d", n, polls, window, otherStmts)
+		t.Logf("%d subscriptions: live poll reads in %d polls: %v; other reads: %d", n, polls, window, otherStmts)
 		for i, c := range window {
 			if c != 1 {
-				t.Errorf("%d subscriptions: poll %d sent %d live poll statements, want 1", n, i, c)
+				t.Errorf("%d subscriptions: poll %d sent %d live poll reads, want 1", n, i, c)
 			}
 		}
 		if otherStmts != 0 {
-			t.Errorf("%d subscriptions: %d other statements while live, want 0", n, otherStmts)
+			t.Errorf("%d subscriptions: %d other reads while live, want 0", n, otherStmts)
 		}
 		for _, s := range streams {
 			s.cancel()
@@ -928,13 +929,13 @@ func testOnePollForAll(t *testing.T, st store) {
 }
 
 // TestRateIndependentOfSubscribers: two hubs side by side, one following a
-// topic for 1 subscription and one for 200, send as many statements over
+// topic for 1 subscription and one for 200, send as many reads over
 // the same wall-clock window (±1 for the timing of its edges), all of them
 // polls, and no more than one an interval: subscribers neither add
-// statements nor make the poller poll more often. TestOnePollForAll counts
+// reads nor make the poller poll more often. TestOnePollForAll counts
 // exactly, poll by poll; this one measures time, so a window disturbed by
 // the machine's load (the two counts apart by more than 1) is measured
-// again, up to three times — a real regression (a statement or a poll per
+// again, up to three times — a real regression (a read or a poll per
 // subscriber) shows in every window. Not parallel: the package's other
 // hubs would crowd its windows.
 func TestRateIndependentOfSubscribers(t *testing.T) {
@@ -985,17 +986,17 @@ func testRateIndependentOfSubscribers(t *testing.T, st store) {
 		many.reads.Take()
 		time.Sleep(window) // the window measured
 		a, b := count(1, one.reads.Take()), count(200, many.reads.Take())
-		t.Logf("statements in %s: %d with 1 subscription, %d with 200", window, a, b)
+		t.Logf("reads in %s: %d with 1 subscription, %d with 200", window, a, b)
 		if d := a - b; d >= -1 && d <= 1 {
 			break
 		}
 		if attempt == 3 {
-			t.Fatalf("statements in %s: %d with 1 subscription, %d with 200", window, a, b)
+			t.Fatalf("reads in %s: %d with 1 subscription, %d with 200", window, a, b)
 		}
 	}
 }
 
-// TestIdlePollerIsSilent: the poller sends no statement while nobody
+// TestIdlePollerIsSilent: the poller sends no read while nobody
 // subscribes — before the first subscription and after the last one ends —
 // and answers the next subscription at once.
 func TestIdlePollerIsSilent(t *testing.T) {
@@ -1008,7 +1009,7 @@ func testIdlePollerIsSilent(t *testing.T, st store) {
 	f.history(7, 1, 1, now()-model.Timestamp(time.Minute))
 	time.Sleep(30 * 10 * time.Millisecond) // 30 idle intervals
 	if n := f.reads.Len(); n != 0 {
-		t.Fatalf("%d statements before any subscription: %v", n, f.reads.Take())
+		t.Fatalf("%d reads before any subscription: %v", n, f.reads.Take())
 	}
 	for round := range 2 {
 		s := f.subscribe(app.Subscription{Topic: 7})
@@ -1020,7 +1021,7 @@ func testIdlePollerIsSilent(t *testing.T, st store) {
 			t.Fatalf("%d subscriptions", n)
 		}
 		// A poll that began before the subscription ended may still log
-		// its statement: wait for 5 intervals in a row without one.
+		// its read: wait for 5 intervals in a row without one.
 		quietFor := 0
 		eventually(t, patience, "the poller falls silent", func() bool {
 			time.Sleep(10 * time.Millisecond)
@@ -1034,7 +1035,7 @@ func testIdlePollerIsSilent(t *testing.T, st store) {
 		})
 		time.Sleep(30 * 10 * time.Millisecond) // 30 idle intervals
 		if n := f.reads.Len(); n != 0 {
-			t.Fatalf("round %d: %d statements after the last subscription ended: %v", round, n, f.reads.Take())
+			t.Fatalf("round %d: %d reads after the last subscription ended: %v", round, n, f.reads.Take())
 		}
 	}
 }

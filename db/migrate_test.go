@@ -414,7 +414,7 @@ func TestConformanceData(t *testing.T) {
 					t.Fatalf("meta.json: %v", err)
 				}
 			}
-			_, b := testdb.NewHistoric(t)
+			_, b := testdb.New(t)
 			ctx := context.Background()
 			if err := testdb.LoadDump(ctx, b, string(data)); err != nil {
 				t.Fatalf("loading data.sql: %v", err)

@@ -45,7 +45,7 @@ import (
 func TestGraphQLAgreesWithREST(t *testing.T) {
 	t.Parallel()
 	folders := gqlConformanceFolders(t)
-	_, b := testdb.NewHistoric(t) // the conformance cases' rows
+	_, b := testdb.New(t)
 	d := db.Wrap(b)
 	truncate := gqlTruncateAll(t, folders)
 	for _, dir := range folders {

@@ -236,7 +236,7 @@ func TestPgBouncer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PgBouncer")
 	}
-	dbURL, b := testdb.NewHistoric(t) // the conformance cases' rows
+	dbURL, b := testdb.New(t)
 	bouncer := startPgbouncer(t, testdb.ServerURL(t), 2)
 	viaBouncer := bouncer.url(t, dbURL)
 

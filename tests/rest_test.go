@@ -95,7 +95,7 @@ type restEnv struct {
 // replay the answer of the data before.
 func newRESTEnv(t *testing.T) restEnv {
 	t.Helper()
-	dbURL, b := testdb.NewHistoric(t) // the conformance cases' rows
+	dbURL, b := testdb.New(t)
 	return restEnv{dbURL: dbURL, b: b, def: startServer(t, dbURL),
 		limited: startServer(t, dbURL, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")}
 }

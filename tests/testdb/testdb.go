@@ -107,19 +107,16 @@ func variant(name string) (Variant, bool) {
 	return Variant{}, false
 }
 
-// The first month of a v2 test database's partitions (the importer's
-// partitionStartDate, its default 2019-09): the months the tests' rows fall
-// in, from 2018 on (the random layouts' earliest), or from 2009 for the
-// recorded conformance cases' rows (NewHistoric). Every partition is a
-// table and indexes to copy and drop with each test's database: the fewer,
-// the cheaper.
-var (
-	v2From      = month(2018, 1)
-	v2FromCases = month(2009, 1)
-)
+// v2From is the first month of a v2 test database's partitions (the
+// importer's partitionStartDate, its default 2019-09): 2009-01, so that
+// every test's rows have a home, the recorded conformance cases' (of 2009)
+// and the fixtures' (from 2011) included.
+var v2From = month(2009, 1)
 
-// historicName ends the name of a historic layout's template.
-const historicName = "@2009"
+// recentMonths: NewRecent's partitions start this many months ago. Every
+// partition is a table and its indexes to copy and drop with each test's
+// database: a test whose rows are recent needs a tenth of New's.
+const recentMonths = 12
 
 // v2Options are the partitions a v2 test database has: the importer's
 // monthly ones, from from to a year from now.
@@ -256,14 +253,21 @@ func New(tb testing.TB) (url string, b *bun.DB) {
 	return NewLayout(tb, Layout())
 }
 
-// NewHistoric is New for rows as old as the recorded conformance cases'
-// (tests/testdata/conformance, from 2009): on v2, partitions from 2009-01.
-func NewHistoric(tb testing.TB) (url string, b *bun.DB) {
+// NewRecent is New for a test whose rows are all of the last year (say,
+// written at the wall clock): on v2, partitions from a year ago on, rather
+// than from 2009. A test not about partitions is cheaper on it.
+func NewRecent(tb testing.TB) (url string, b *bun.DB) {
 	tb.Helper()
 	if v, ok := variant(Layout()); ok {
-		return newVariant(tb, v, v2FromCases)
+		return newVariant(tb, v, recentFrom())
 	}
 	return New(tb)
+}
+
+// recentFrom is the first month of NewRecent's partitions.
+func recentFrom() time.Time {
+	now := time.Now().UTC()
+	return month(now.Year(), now.Month()).AddDate(0, -recentMonths, 0)
 }
 
 // NewLayout is New with a given layout, LayoutV1, LayoutV2 or a variant's
@@ -307,8 +311,8 @@ func templateDB(tb testing.TB, v Variant, from time.Time) string {
 	tb.Helper()
 	admin := adminDB(tb)
 	key := v.Name
-	if from.Equal(v2FromCases) {
-		key += historicName
+	if !from.Equal(v2From) {
+		key += "_from_" + from.Format("2006_01")
 	}
 	mu.Lock()
 	tpl := templates[key]

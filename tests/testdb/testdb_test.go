@@ -367,20 +367,23 @@ func BenchmarkCopyV2(b *testing.B) {
 	}
 }
 
-// TestNewHistoric: on v2, NewHistoric's partitions start in 2009 (the
-// conformance cases' rows), New's in 2018; on v1 both are plain tables.
-func TestNewHistoric(t *testing.T) {
+// TestNewRecent: on v2, New's partitions start in 2009 (the conformance
+// cases' rows), NewRecent's a year ago; on v1 both are plain tables.
+func TestNewRecent(t *testing.T) {
 	probe := `select c.relkind::text || ' ' || (to_regclass('topic_message_p2009_01') is not null)
-		|| ' ' || (to_regclass('topic_message_p2018_01') is not null) from pg_class c where c.oid = 'topic_message'::regclass`
-	want := map[bool][2]string{false: {"r false false", "r false false"}, true: {"p false true", "p true true"}}[IsV2(Layout())]
-	for i, newDB := range []func(testing.TB) (string, *bun.DB){New, NewHistoric} {
+		|| ' ' || (to_regclass(?) is not null) || ' ' || (to_regclass(?) is not null)
+		from pg_class c where c.oid = 'topic_message'::regclass`
+	from := recentFrom()
+	first, before := from.Format("topic_message_p2006_01"), from.AddDate(0, -1, 0).Format("topic_message_p2006_01")
+	want := map[bool][2]string{false: {"r false false false", "r false false false"}, true: {"p true true true", "p false true false"}}[IsV2(Layout())]
+	for i, newDB := range []func(testing.TB) (string, *bun.DB){New, NewRecent} {
 		_, b := newDB(t)
 		var got string
-		if err := b.QueryRowContext(context.Background(), probe).Scan(&got); err != nil {
+		if err := b.QueryRowContext(context.Background(), probe, first, before).Scan(&got); err != nil {
 			t.Fatal(err)
 		}
 		if got != want[i] {
-			t.Errorf("%s: relkind, 2009-01, 2018-01: %q, want %q", []string{"New", "NewHistoric"}[i], got, want[i])
+			t.Errorf("%s: relkind, 2009-01, %s, the month before: %q, want %q", []string{"New", "NewRecent"}[i], first, got, want[i])
 		}
 	}
 }

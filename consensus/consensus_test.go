@@ -17,7 +17,6 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/consensus/mirrorpb"
-	"mirrorql/live"
 	"mirrorql/model"
 )
 
@@ -45,30 +44,30 @@ func TestRequest(t *testing.T) {
 	cases := []struct {
 		name string
 		q    *mirrorpb.ConsensusTopicQuery
-		want live.Request
+		want app.Subscription
 		err  string
 	}{
 		{"start absent: now", &mirrorpb.ConsensusTopicQuery{TopicID: topic},
-			live.Request{Topic: model.NewEntityID(1, 2, 3), Start: nowTs}, ""},
+			app.Subscription{Topic: model.NewEntityID(1, 2, 3), Start: nowTs}, ""},
 		{"start epoch 0: from the first", &mirrorpb.ConsensusTopicQuery{TopicID: topic, ConsensusStartTime: ts(0, 0)},
-			live.Request{Topic: model.NewEntityID(1, 2, 3)}, ""},
+			app.Subscription{Topic: model.NewEntityID(1, 2, 3)}, ""},
 		{"start, end, limit", &mirrorpb.ConsensusTopicQuery{TopicID: topic, ConsensusStartTime: ts(5, 7), ConsensusEndTime: ts(6, 0), Limit: 9},
-			live.Request{Topic: model.NewEntityID(1, 2, 3), Start: 5_000_000_007, End: 6_000_000_000, Limit: 9}, ""},
+			app.Subscription{Topic: model.NewEntityID(1, 2, 3), Start: 5_000_000_007, End: 6_000_000_000, Limit: 9}, ""},
 		{"end far ahead saturates", &mirrorpb.ConsensusTopicQuery{TopicID: topic, ConsensusEndTime: ts(math.MaxInt64, 0)},
-			live.Request{Topic: model.NewEntityID(1, 2, 3), Start: nowTs, End: math.MaxInt64}, ""},
-		{"no topic", &mirrorpb.ConsensusTopicQuery{}, live.Request{}, "topicId: must not be null"},
+			app.Subscription{Topic: model.NewEntityID(1, 2, 3), Start: nowTs, End: math.MaxInt64}, ""},
+		{"no topic", &mirrorpb.ConsensusTopicQuery{}, app.Subscription{}, "topicId: must not be null"},
 		{"realm out of range", &mirrorpb.ConsensusTopicQuery{TopicID: &mirrorpb.TopicID{RealmNum: 1 << 16}},
-			live.Request{}, `Invalid entity ID "0.65536.0"`},
+			app.Subscription{}, `Invalid entity ID "0.65536.0"`},
 		{"negative shard", &mirrorpb.ConsensusTopicQuery{TopicID: &mirrorpb.TopicID{ShardNum: -1, TopicNum: 1}},
-			live.Request{}, `Invalid entity ID "-1.0.1"`},
+			app.Subscription{}, `Invalid entity ID "-1.0.1"`},
 		{"limit past 2^63", &mirrorpb.ConsensusTopicQuery{TopicID: topic, Limit: 1 << 63},
-			live.Request{}, "limit must be greater than or equal to 0"},
+			app.Subscription{}, "limit must be greater than or equal to 0"},
 		{"start ahead of now", &mirrorpb.ConsensusTopicQuery{TopicID: topic, ConsensusStartTime: ts(now.Unix()+1, 0)},
-			live.Request{}, "Start time must be before the current time"},
+			app.Subscription{}, "Start time must be before the current time"},
 		{"end before start", &mirrorpb.ConsensusTopicQuery{TopicID: topic, ConsensusStartTime: ts(5, 0), ConsensusEndTime: ts(4, 999_999_999)},
-			live.Request{}, "End time must be after start time"},
+			app.Subscription{}, "End time must be after start time"},
 		{"end far behind saturates", &mirrorpb.ConsensusTopicQuery{TopicID: topic, ConsensusEndTime: ts(math.MinInt64, 0)},
-			live.Request{}, "End time must be after start time"},
+			app.Subscription{}, "End time must be after start time"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -73,13 +73,13 @@ func (s *subscriber) SubscribeTopic(ctx context.Context, req *connect.Request[mi
 // time absent means now and a present one (epoch 0 included) means from
 // then; the limit is Java's long of the uint64, so one past 2^63 is
 // negative and refused as such.
-func (s *subscriber) request(q *mirrorpb.ConsensusTopicQuery) (live.Request, error) {
+func (s *subscriber) request(q *mirrorpb.ConsensusTopicQuery) (app.Subscription, error) {
 	if q.TopicID == nil {
-		return live.Request{}, app.Invalid("topicId: must not be null")
+		return app.Subscription{}, app.Invalid("topicId: must not be null")
 	}
 	topic, err := app.TopicOf(q.TopicID.ShardNum, q.TopicID.RealmNum, q.TopicID.TopicNum)
 	if err != nil {
-		return live.Request{}, err
+		return app.Subscription{}, err
 	}
 	now := model.Timestamp(s.o.Now().UnixNano())
 	sub := app.Subscription{Topic: topic, Start: now, Limit: int64(q.Limit)} //nolint:gosec // Java's reading
@@ -90,9 +90,9 @@ func (s *subscriber) request(q *mirrorpb.ConsensusTopicQuery) (live.Request, err
 		sub.End = nanos(q.ConsensusEndTime)
 	}
 	if err := sub.Check(q.ConsensusEndTime != nil, now); err != nil {
-		return live.Request{}, err
+		return app.Subscription{}, err
 	}
-	return live.Request{Topic: sub.Topic, Start: sub.Start, End: sub.End, Limit: sub.Limit}, nil
+	return sub, nil
 }
 
 // nanos is t in nanoseconds since the epoch, saturated where it would

@@ -93,12 +93,8 @@ func (r *Resolver) topicMessages(ctx context.Context, topicID view.EntityIDArg, 
 }
 
 // liveRequest checks the arguments (app.SubscriptionArgs.Check).
-func (r *Resolver) liveRequest(topicID view.EntityIDArg, startArg, endArg *view.TimestampArg, limitArg *view.LongArg) (live.Request, error) {
+func (r *Resolver) liveRequest(topicID view.EntityIDArg, startArg, endArg *view.TimestampArg, limitArg *view.LongArg) (app.Subscription, error) {
 	args := app.SubscriptionArgs{Topic: string(topicID),
 		Start: (*string)(startArg), End: (*string)(endArg), Limit: (*string)(limitArg)}
-	s, err := args.Check(r.rules, model.Timestamp(r.opts.Now().UnixNano()))
-	if err != nil {
-		return live.Request{}, err
-	}
-	return live.Request{Topic: s.Topic, Start: s.Start, End: s.End, Limit: s.Limit}, nil
+	return args.Check(r.rules, model.Timestamp(r.opts.Now().UnixNano()))
 }

@@ -11,15 +11,6 @@ import (
 	"mirrorql/model"
 )
 
-// Request is what a subscriber asks for; the caller has validated it.
-type Request struct {
-	Topic model.EntityID
-	// Start is inclusive; End exclusive, 0 for never.
-	Start, End model.Timestamp
-	// Limit is the most messages to send, 0 for no limit.
-	Limit int64
-}
-
 // Error ends a stream abnormally; Code is the GraphQL extensions.code.
 type Error struct {
 	Code    string
@@ -56,7 +47,7 @@ const (
 // Subscription is one subscriber's stream.
 type Subscription struct {
 	hub   *Hub
-	req   Request
+	req   app.Subscription
 	cycle uint64 // the poll cycle that hands it off (Hub.handedOff)
 
 	mu      sync.Mutex
@@ -79,8 +70,10 @@ type Subscription struct {
 	lastTs  model.Timestamp
 }
 
-// Subscribe registers a stream; the caller must Run it, then Close it.
-func (h *Hub) Subscribe(req Request) (*Subscription, error) {
+// Subscribe registers a stream for req, which the face has checked
+// (app.SubscriptionArgs.Check, app.Subscription.Check); the caller must Run
+// it, then Close it.
+func (h *Hub) Subscribe(req app.Subscription) (*Subscription, error) {
 	s := &Subscription{hub: h, req: req, notify: make(chan struct{}, 1), stopped: make(chan struct{})}
 	if err := h.register(s); err != nil {
 		return nil, err

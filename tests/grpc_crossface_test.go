@@ -80,11 +80,13 @@ func TestGRPCAndGraphQLOnePollPerInterval(t *testing.T) {
 	}
 	many := pollsPerSecond(rows...)
 	t.Logf("poll statements a second: %.2f with 1 subscriber, %.2f with %d on both faces (interval %s)", alone, many, subs, interval)
-	// The interval sets the rate; more subscribers must not add polls.
-	// (Fewer would be the noisy machine's doing: a poll's time adds to
-	// the interval.)
-	if limit := alone*1.15 + 1/window.Seconds(); many > limit {
-		t.Errorf("%.2f poll statements a second with %d subscribers, %.2f with one", many, subs, alone)
+	// The interval sets the rate; more subscribers must not add polls: at
+	// most one an interval (and one more at the window's edge), over the
+	// window as measured. The rate with one subscriber is no bound: on a
+	// loaded machine a poll's time adds to the interval, and the two
+	// windows were loaded unequally.
+	if limit := 1/interval.Seconds() + 1/window.Seconds(); many > limit || alone > limit {
+		t.Errorf("%.2f poll statements a second with %d subscribers, %.2f with one: more than one an interval (%s)", many, subs, alone, interval)
 	}
 
 	// Every message, in order, to every subscriber of either face.

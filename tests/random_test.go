@@ -31,8 +31,19 @@ const (
 	envRandomSeed     = "MIRRORQL_TEST_RANDOM_SEED"     // default randomSeed
 	randomRequestsCI  = 5000
 	randomSeed        = 20261121
-	randomDeadline    = 5 * time.Second // the server's MIRRORQL_REQUEST_TIMEOUT in this test
+	// randomDeadline is the least request deadline (the server's
+	// MIRRORQL_REQUEST_TIMEOUT) of the test; on a busy machine the deadline
+	// grows with what the warm-up measured (requestDeadline).
+	randomDeadline = 5 * time.Second
 )
+
+// requestDeadline is the request deadline for a server whose slowest
+// warm-up request took slowest: randomDeadline, or 20 times slowest when
+// the machine is that busy (a warm-up request takes milliseconds on a quiet
+// one), in whole seconds.
+func requestDeadline(slowest time.Duration) time.Duration {
+	return max(randomDeadline, (20 * slowest).Round(time.Second))
+}
 
 // TestRandomRequests sends seeded random requests (valid and malformed
 // paths, query strings with garbage, huge numbers, unicode, percent-encoding,
@@ -58,19 +69,30 @@ func TestRandomRequests(t *testing.T) {
 	seed := uint64(envInt(t, envRandomSeed, randomSeed))
 	dbURL, b := testdb.New(t)
 	seedREST(t, b)
-	s := startServer(t, dbURL, "MIRRORQL_REQUEST_TIMEOUT="+randomDeadline.String(), "MIRRORQL_LOG_LEVEL=warn")
+	// The deadline is measured on a server of its own first: a busy machine
+	// (a CI runner with neighbours) makes every request slower.
+	warmUp := func(s *server) (slowest time.Duration) {
+		for i := 0; i < 50; i++ {
+			start := time.Now()
+			status, _, _ := get(t, s.URL+"/api/v1/topics/0.0.7/messages?limit=2")
+			if status != http.StatusOK {
+				t.Fatalf("warm-up: %d", status)
+			}
+			slowest = max(slowest, time.Since(start))
+		}
+		return slowest
+	}
+	slowestWarmUp := warmUp(startServer(t, dbURL, "MIRRORQL_LOG_LEVEL=warn"))
+	deadline := requestDeadline(slowestWarmUp)
+	t.Logf("request deadline %s (the slowest warm-up request took %s)", deadline, slowestWarmUp.Round(time.Millisecond))
+	s := startServer(t, dbURL, "MIRRORQL_REQUEST_TIMEOUT="+deadline.String(), "MIRRORQL_LOG_LEVEL=warn")
 
 	transport := &http.Transport{MaxIdleConnsPerHost: 32, DisableCompression: true}
-	client := &http.Client{Transport: transport, Timeout: randomDeadline + 5*time.Second,
+	client := &http.Client{Transport: transport, Timeout: deadline + 5*time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 	// Idle level: after a warm-up, with every connection closed.
-	for i := 0; i < 50; i++ {
-		status, _, _ := get(t, s.URL+"/api/v1/topics/0.0.7/messages?limit=2")
-		if status != http.StatusOK {
-			t.Fatalf("warm-up: %d", status)
-		}
-	}
+	warmUp(s)
 	idle, metricsOK := goroutines(t, s.URL)
 
 	var (
@@ -99,7 +121,7 @@ func TestRandomRequests(t *testing.T) {
 					return
 				}
 				rr := genRandomRequest(rand.New(rand.NewPCG(seed, uint64(i))))
-				status, took, problem := rr.send(client, s.URL)
+				status, took, problem := rr.send(client, s.URL, deadline)
 				mu.Lock()
 				statuses[status]++
 				slowest = max(slowest, took)
@@ -133,18 +155,20 @@ func TestRandomRequests(t *testing.T) {
 		t.Logf("goroutine count not checked: the server has no go_goroutines on /metrics")
 		return
 	}
-	deadline := time.Now().Add(15 * time.Second)
+	// A request's goroutines end by its deadline at the latest.
+	settle := 15*time.Second + deadline
+	settled := time.Now().Add(settle)
 	var now int
 	for {
 		now, _ = goroutines(t, s.URL)
-		if now <= idle+5 || time.Now().After(deadline) {
+		if now <= idle+5 || time.Now().After(settled) {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Logf("server goroutines: %d idle before, %d after", idle, now)
 	if now > idle+5 {
-		t.Errorf("server goroutines did not return to idle: %d before, %d 15 s after the last request", idle, now)
+		t.Errorf("server goroutines did not return to idle: %d before, %d %s after the last request", idle, now, settle)
 	}
 }
 
@@ -199,7 +223,8 @@ type fuzzRequest struct {
 	body   []byte
 }
 
-func (rr fuzzRequest) send(client *http.Client, base string) (status int, took time.Duration, problem string) {
+// send sends rr to the server at base, whose request deadline is deadline.
+func (rr fuzzRequest) send(client *http.Client, base string, deadline time.Duration) (status int, took time.Duration, problem string) {
 	path, query, _ := strings.Cut(rr.target, "?")
 	u, err := url.Parse(base)
 	if err != nil {
@@ -209,7 +234,7 @@ func (rr fuzzRequest) send(client *http.Client, base string) (status int, took t
 	if query == "" && strings.HasSuffix(rr.target, "?") {
 		u.ForceQuery = true
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), randomDeadline+5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline+5*time.Second)
 	defer cancel()
 	var body io.Reader
 	if rr.body != nil {
@@ -251,8 +276,8 @@ func (rr fuzzRequest) send(client *http.Client, base string) (status int, took t
 		}
 		return status, took, "reading the body: " + err.Error()
 	}
-	if took > randomDeadline {
-		return status, took, fmt.Sprintf("took %s, longer than the request deadline %s", took, randomDeadline)
+	if took > deadline {
+		return status, took, fmt.Sprintf("took %s, longer than the request deadline %s", took, deadline)
 	}
 	if status >= 500 {
 		return status, took, fmt.Sprintf("%d %s", status, trim(string(respBody), 500))

@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -95,32 +94,200 @@ var sqlHelpers = map[string]bool{"prefixed": true, "sliceSQL": true, "byTimestam
 	"bySequenceBatchSQL": true, "bySequenceTopicSQL": true, "bySequenceOneSQL": true, "livePollNamedSQL": true,
 	"activityBoundsSQL": true}
 
-// TestPartitionNamesQuoted: the one place a partition's name is made is
-// the catalog reading, which quotes it as an identifier.
+// TestPartitionNamesQuoted: a partition's name, which the v2 statements put
+// in their SQL text (sqlHelpers), is only ever a quoted identifier. Checked
+// on package db's code with full type information: every value stored in
+// partition.name (by a composite literal or an assignment) is
+// pgx.Identifier{...}.Sanitize() (rule 4 of the SQL safety rule), another
+// partition's name, or a parameter of a function every call of which passes
+// such a value in its place (parsePartition, given the catalog's names).
 func TestPartitionNamesQuoted(t *testing.T) {
-	src, err := os.ReadFile("../db/v2_catalog.go")
-	if err != nil {
-		t.Fatal(err)
+	t.Parallel()
+	findings, stores := checkPartitionNames(t, nil)
+	for _, f := range findings {
+		t.Error(f)
 	}
-	if !strings.Contains(string(src), "parsePartition(pgx.Identifier{schema, rel}.Sanitize(), ") {
-		t.Error("db/v2_catalog.go no longer quotes partition names with pgx.Identifier when it reads the catalog")
+	if stores == 0 {
+		t.Error("no partition name stored in package mirrorql/db: the check no longer sees them (a renamed type or field)")
 	}
-	names, err := filepath.Glob("../db/v2_*.go")
-	if err != nil || len(names) == 0 {
-		t.Fatalf("the v2 reader's files: %v %v", names, err)
+}
+
+// TestPartitionNamesQuotedCatches: the check flags names that are not
+// quoted identifiers, in a file added to package db as an overlay.
+func TestPartitionNamesQuotedCatches(t *testing.T) {
+	t.Parallel()
+	const fixture = `package db
+
+import "github.com/jackc/pgx/v5"
+
+func partitionNamesFixture(schema, rel string, old partition) []partition {
+	good := partition{name: pgx.Identifier{schema, rel}.Sanitize(), rel: rel} // ok: quoted
+	copied := partition{name: old.name}                                     // ok: another partition's
+	bad := partition{name: schema + "." + rel}                              // BAD1: built text
+	bad.name = rel                                                          // BAD2: assigned a parameter
+	p, _ := parsePartition(rel, rel, "", 0)                                 // BAD3: parsePartition given a bare name
+	q, _ := parsePartition(pgx.Identifier{rel}.Sanitize(), rel, "", 0)       // ok
+	return []partition{good, copied, bad, p, q, named(pgx.Identifier{rel}.Sanitize())}
+}
+
+func named(n string) partition { return partition{name: n} } // ok here: its caller is checked
+
+func partitionNamesCaller() partition { return named("x; drop table t") } // BAD4: a constant that is no quoted name
+`
+	findings, _ := checkPartitionNames(t, map[string]string{"zz_partition_fixture.go": fixture})
+	checkFlagged(t, "zz_partition_fixture.go", fixture, findings)
+}
+
+// checkPartitionNames loads package db (with overlay files) and returns a
+// finding per partition name that is not a quoted identifier, and how many
+// stores of a name it checked.
+func checkPartitionNames(t *testing.T, overlay map[string]string) (findings []string, stores int) {
+	t.Helper()
+	pkg := loadDB(t, overlay)
+	info := pkg.TypesInfo
+	tn, _ := pkg.Types.Scope().Lookup("partition").(*types.TypeName)
+	if tn == nil {
+		t.Fatal("package db has no type partition")
 	}
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue // tests make partitions of their own
+	st, _ := tn.Type().Underlying().(*types.Struct)
+	nameField := -1
+	for i := range st.NumFields() {
+		if st.Field(i).Name() == "name" {
+			nameField = i
 		}
-		src, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
+	}
+	if nameField < 0 {
+		t.Fatal("db.partition has no field name")
+	}
+	isPartition := func(ty types.Type) bool {
+		if p, ok := ty.(*types.Pointer); ok {
+			ty = p.Elem()
 		}
-		if n := strings.Count(string(src), "partition{name:"); n > 1 || (n == 1 && filepath.Base(name) != "v2_catalog.go") {
-			t.Errorf("db/%s makes a partition with a name other than parsePartition's", filepath.Base(name))
+		n, _ := types.Unalias(ty).(*types.Named)
+		return n != nil && n.Obj() == tn
+	}
+	isNameField := func(e ast.Expr) bool {
+		sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "name" {
+			return false
+		}
+		s := info.Selections[sel]
+		return s != nil && s.Kind() == types.FieldVal && isPartition(s.Recv())
+	}
+	// The functions of the package's code, and the calls of each.
+	type site struct {
+		fd   *ast.FuncDecl
+		call *ast.CallExpr
+	}
+	calls := map[*types.Func][]site{}
+	var code []*ast.FuncDecl
+	for _, f := range pkg.Syntax {
+		if strings.HasSuffix(pkg.Fset.File(f.Pos()).Name(), "_test.go") {
+			continue
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+				code = append(code, fd)
+			}
 		}
 	}
+	for _, fd := range code {
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if fn := calleeOf(info, call); fn != nil {
+					calls[fn] = append(calls[fn], site{fd, call})
+				}
+			}
+			return true
+		})
+	}
+	report := func(e ast.Expr, why string) {
+		pos := pkg.Fset.Position(e.Pos())
+		findings = append(findings, fmt.Sprintf("%s:%d: a partition name that is not a quoted identifier (pgx.Identifier{...}.Sanitize()): %s%s",
+			filepath.Base(pos.Filename), pos.Line, types.ExprString(e), why))
+	}
+	// paramOK[v]: parameter v is quoted at every call (true while being
+	// decided: a cycle adds nothing unquoted).
+	paramOK := map[*types.Var]bool{}
+	// quoted reports whether e, in fd, is a quoted name, reporting what is
+	// not where it is written (at a call, for a parameter's argument).
+	var quoted func(fd *ast.FuncDecl, e ast.Expr) bool
+	quoted = func(fd *ast.FuncDecl, e ast.Expr) bool {
+		e = ast.Unparen(e)
+		if call, ok := e.(*ast.CallExpr); ok {
+			if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Sanitize" && len(call.Args) == 0 {
+				if n, ok := types.Unalias(info.TypeOf(sel.X)).(*types.Named); ok && n.Obj().Pkg() != nil &&
+					n.Obj().Pkg().Path() == "github.com/jackc/pgx/v5" && n.Obj().Name() == "Identifier" {
+					return true
+				}
+			}
+		}
+		if isNameField(e) {
+			return true // another partition's name, checked where it was stored
+		}
+		if id, ok := e.(*ast.Ident); ok && fd.Type.Params != nil {
+			v, _ := info.Uses[id].(*types.Var)
+			k := 0
+			for _, field := range fd.Type.Params.List {
+				for _, n := range field.Names {
+					if v == nil || info.Defs[n] != v {
+						k++
+						continue
+					}
+					fn, _ := info.Defs[fd.Name].(*types.Func)
+					sites := calls[fn]
+					ok, decided := paramOK[v]
+					if !decided {
+						paramOK[v] = true
+						ok = len(sites) > 0
+						for _, s := range sites {
+							if k >= len(s.call.Args) || !quoted(s.fd, s.call.Args[k]) {
+								ok = false
+							}
+						}
+						paramOK[v] = ok
+					}
+					if !ok && len(sites) == 0 {
+						report(e, " (a parameter of a function no code of db calls)")
+					}
+					return ok
+				}
+			}
+		}
+		report(e, "")
+		return false
+	}
+	for _, fd := range code {
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.CompositeLit:
+				if !isPartition(info.TypeOf(x)) {
+					return true
+				}
+				for i, el := range x.Elts {
+					if kv, ok := el.(*ast.KeyValueExpr); ok {
+						if key, ok := kv.Key.(*ast.Ident); ok && key.Name == "name" {
+							stores++
+							quoted(fd, kv.Value)
+						}
+					} else if i == nameField {
+						stores++
+						quoted(fd, el)
+					}
+				}
+			case *ast.AssignStmt:
+				for i, lhs := range x.Lhs {
+					if isNameField(lhs) && len(x.Rhs) == len(x.Lhs) {
+						stores++
+						quoted(fd, x.Rhs[i])
+					}
+				}
+			}
+			return true
+		})
+	}
+	sort.Strings(findings)
+	return findings, stores
 }
 
 func TestSQLSafety(t *testing.T) {
@@ -204,14 +371,13 @@ func fixtureTainted(s string) string { return "x." + s }
 func fixtureBoth(s string) (int, string) { return 1, s }
 `
 	findings, _ := checkSQLSafety(t, map[string]string{"zz_sqlsafety_fixture.go": fixture})
-	var got []string
-	for _, f := range findings {
-		if strings.Contains(f, "zz_sqlsafety_fixture.go") {
-			got = append(got, f)
-		} else {
-			t.Errorf("unexpected finding outside the fixture: %s", f)
-		}
-	}
+	checkFlagged(t, "zz_sqlsafety_fixture.go", fixture, findings)
+}
+
+// checkFlagged fails unless findings ("file:line: …") are in file alone, and
+// flag exactly the lines of fixture (file's text) marked "// BAD<n>".
+func checkFlagged(t *testing.T, file, fixture string, findings []string) {
+	t.Helper()
 	lines := strings.Split(fixture, "\n")
 	want := map[int]string{}
 	for i, l := range lines {
@@ -220,9 +386,14 @@ func fixtureBoth(s string) (int, string) { return 1, s }
 		}
 	}
 	flagged := map[int]bool{}
-	for _, f := range got {
+	for _, f := range findings {
+		name, rest, _ := strings.Cut(f, ":")
+		if name != file {
+			t.Errorf("unexpected finding outside the fixture: %s", f)
+			continue
+		}
 		var line int
-		if _, err := fmt.Sscanf(f[strings.Index(f, "zz_sqlsafety_fixture.go:")+len("zz_sqlsafety_fixture.go:"):], "%d", &line); err != nil {
+		if _, err := fmt.Sscanf(rest, "%d", &line); err != nil {
 			t.Fatalf("cannot read the line of %q", f)
 		}
 		if _, ok := want[line]; !ok {
@@ -242,29 +413,7 @@ func fixtureBoth(s string) (int, string) { return 1, s }
 // and how many SQL arguments it checked.
 func checkSQLSafety(t *testing.T, overlay map[string]string) ([]string, int) {
 	t.Helper()
-	dir, err := filepath.Abs("../db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &packages.Config{
-		Mode:    packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
-		Dir:     dir,
-		Overlay: map[string][]byte{},
-	}
-	for name, src := range overlay {
-		cfg.Overlay[filepath.Join(dir, name)] = []byte(src)
-	}
-	pkgs, err := packages.Load(cfg, ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(pkgs) != 1 {
-		t.Fatalf("loaded %d packages, want mirrorql/db", len(pkgs))
-	}
-	pkg := pkgs[0]
-	for _, e := range pkg.Errors {
-		t.Fatalf("mirrorql/db: %v", e)
-	}
+	pkg := loadDB(t, overlay)
 	c := &sqlChecker{pkg: pkg, funcs: map[*types.Func]*ast.FuncDecl{}, results: map[string]bool{}}
 	for _, f := range pkg.Syntax {
 		for _, d := range f.Decls {
@@ -298,6 +447,35 @@ func checkSQLSafety(t *testing.T, overlay map[string]string) ([]string, int) {
 	}
 	sort.Strings(c.findings)
 	return c.findings, c.checked
+}
+
+// loadDB loads package mirrorql/db with its syntax and types, plus overlay
+// files (by base name) added to its directory.
+func loadDB(t *testing.T, overlay map[string]string) *packages.Package {
+	t.Helper()
+	dir, err := filepath.Abs("../db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &packages.Config{
+		Mode:    packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
+		Dir:     dir,
+		Overlay: map[string][]byte{},
+	}
+	for name, src := range overlay {
+		cfg.Overlay[filepath.Join(dir, name)] = []byte(src)
+	}
+	pkgs, err := packages.Load(cfg, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) != 1 {
+		t.Fatalf("loaded %d packages, want mirrorql/db", len(pkgs))
+	}
+	for _, e := range pkgs[0].Errors {
+		t.Fatalf("mirrorql/db: %v", e)
+	}
+	return pkgs[0]
 }
 
 type sqlChecker struct {
@@ -371,7 +549,10 @@ func (c *sqlChecker) isPiped(t types.Type) bool {
 }
 
 // callee is the function or method a call calls, or nil.
-func (c *sqlChecker) callee(call *ast.CallExpr) *types.Func {
+func (c *sqlChecker) callee(call *ast.CallExpr) *types.Func { return calleeOf(c.pkg.TypesInfo, call) }
+
+// calleeOf is the function or method a call calls, by info, or nil.
+func calleeOf(info *types.Info, call *ast.CallExpr) *types.Func {
 	var id *ast.Ident
 	switch f := ast.Unparen(call.Fun).(type) {
 	case *ast.Ident:
@@ -381,7 +562,7 @@ func (c *sqlChecker) callee(call *ast.CallExpr) *types.Func {
 	default:
 		return nil
 	}
-	fn, _ := c.pkg.TypesInfo.Uses[id].(*types.Func)
+	fn, _ := info.Uses[id].(*types.Func)
 	return fn
 }
 

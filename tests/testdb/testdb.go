@@ -73,6 +73,11 @@ type Variant struct {
 	// Detached are months whose partitions Settle detaches once the rows
 	// are written, as an operator archiving them does.
 	Detached []time.Time
+	// Fresh: every test database of the variant is built afresh rather than
+	// copied from a template built once per process — for a layout a copy
+	// cannot carry (say, a distributed one whose shards live on other
+	// servers).
+	Fresh bool
 }
 
 func month(y int, m time.Month) time.Time { return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC) }
@@ -120,13 +125,22 @@ func variant(name string) (Variant, bool) {
 	return Variant{}, false
 }
 
-// v2Options are the partitions every v2 test database has: the importer's
-// monthly ones, from 2009-01 rather than its default 2019-09 (its
-// partitionStartDate), so that the recorded cases' 2009 rows have a home,
-// to a year from now.
-func v2Options() fixture.V2Options {
+// v2From is the first month of a v2 test database's partitions (the
+// importer's partitionStartDate, its default 2019-09): 2009-01, so that
+// every test's rows have a home, the recorded conformance cases' (of 2009)
+// and the fixtures' (from 2011) included.
+var v2From = month(2009, 1)
+
+// recentMonths: NewRecent's partitions start this many months ago. Every
+// partition is a table and its indexes to copy and drop with each test's
+// database: a test whose rows are recent needs a tenth of New's.
+const recentMonths = 12
+
+// v2Options are the partitions a v2 test database has: the importer's
+// monthly ones, from from to a year from now.
+func v2Options(from time.Time) fixture.V2Options {
 	o := fixture.DefaultV2Options()
-	o.From = month(2009, 1)
+	o.From = from
 	return o
 }
 
@@ -238,7 +252,13 @@ func adminDB(tb testing.TB) *sql.DB {
 			tb.Fatalf("testdb: %s: %v", EnvURL, err)
 		}
 		admin = stdlib.OpenDB(*cfg)
-		admin.SetMaxOpenConns(4)
+		// The owner lock's session, the drops and the creates.
+		admin.SetMaxOpenConns(2 + dropParallel + 4)
+		if err := takeOwnerKey(admin); err != nil {
+			_ = admin.Close()
+			admin = nil
+			tb.Fatalf("testdb: %v", err)
+		}
 	}
 	return admin
 }
@@ -251,6 +271,23 @@ func New(tb testing.TB) (url string, b *bun.DB) {
 	return NewLayout(tb, Layout())
 }
 
+// NewRecent is New for a test whose rows are all of the last year (say,
+// written at the wall clock): on v2, partitions from a year ago on, rather
+// than from 2009. A test not about partitions is cheaper on it.
+func NewRecent(tb testing.TB) (url string, b *bun.DB) {
+	tb.Helper()
+	if v, ok := variant(Layout()); ok {
+		return newVariant(tb, v, recentFrom())
+	}
+	return New(tb)
+}
+
+// recentFrom is the first month of NewRecent's partitions.
+func recentFrom() time.Time {
+	now := time.Now().UTC()
+	return month(now.Year(), now.Month()).AddDate(0, -recentMonths, 0)
+}
+
 // NewLayout is New with a given layout, LayoutV1, LayoutV2 or a variant's
 // name, whatever MIRRORQL_TEST_LAYOUT says: for tests about one layout in
 // particular (a v1 plan, the v2 partitions), which must then run in both of
@@ -258,11 +295,7 @@ func New(tb testing.TB) (url string, b *bun.DB) {
 func NewLayout(tb testing.TB, layout string) (url string, b *bun.DB) {
 	tb.Helper()
 	if v, ok := variant(layout); ok {
-		if o, isCitus := v.citusOptions(); isCitus {
-			_, url := createCitus(tb, citusTemplate(tb, v, o), "")
-			return url, open(tb, url)
-		}
-		return create(tb, templateDB(tb, v))
+		return newVariant(tb, v, v2From)
 	}
 	if layout != LayoutV1 {
 		tb.Fatalf("testdb: layout %q: want %q, %q or a variant's", layout, LayoutV1, LayoutV2)
@@ -276,20 +309,43 @@ func NewLayout(tb testing.TB, layout string) (url string, b *bun.DB) {
 	return url, b
 }
 
-// templateDB is the name of the database holding v's layout, built on
-// first use and dropped by Shutdown.
-func templateDB(tb testing.TB, v Variant) string {
+// newVariant is a database of v2 variant v with partitions from from: a
+// copy of its template, or built afresh when v is Fresh; on Citus a copy
+// of its template on every node, with the variant's own months.
+func newVariant(tb testing.TB, v Variant, from time.Time) (url string, b *bun.DB) {
+	tb.Helper()
+	if o, isCitus := v.citusOptions(); isCitus {
+		_, url := createCitus(tb, citusTemplate(tb, v, o), "")
+		return url, open(tb, url)
+	}
+	if !v.Fresh {
+		return create(tb, templateDB(tb, v, from))
+	}
+	url, b = Empty(tb)
+	if err := buildV2(adminDB(tb), b, v, from); err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	return url, b
+}
+
+// templateDB is the name of the database holding v's layout with
+// partitions from from, built on first use and dropped by Shutdown.
+func templateDB(tb testing.TB, v Variant, from time.Time) string {
 	tb.Helper()
 	admin := adminDB(tb)
+	key := v.Name
+	if !from.Equal(v2From) {
+		key += "_from_" + from.Format("2006_01")
+	}
 	mu.Lock()
-	tpl := templates[v.Name]
+	tpl := templates[key]
 	if tpl == nil {
 		tpl = &template{}
-		templates[v.Name] = tpl
+		templates[key] = tpl
 	}
 	mu.Unlock()
 	tpl.once.Do(func() {
-		name := databaseName("template_" + v.Name)
+		name := databaseName("template_" + key)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		if _, err := admin.ExecContext(ctx, "create database "+pgx.Identifier{name}.Sanitize()); err != nil {
@@ -312,16 +368,46 @@ func templateDB(tb testing.TB, v Variant) string {
 		// Closed before any copy: CREATE DATABASE refuses a template that
 		// has sessions (it waits up to 5 s for closing ones to go).
 		defer d.Close()
-		o := v2Options()
-		v.Options(&o)
-		if err := fixture.CreateV2(ctx, d.Bun(), o); err != nil {
-			tpl.err = fmt.Errorf("%s layout: %w", v.Name, err)
-		}
+		tpl.err = buildV2(admin, d.Bun(), v, from)
 	})
 	if tpl.err != nil {
 		tb.Fatalf("testdb: %v", tpl.err)
 	}
 	return tpl.name
+}
+
+// buildLock is the advisory lock (with lockClass) held while a v2 layout is
+// built, server-wide: fixture.CreateV2 makes some 450 partitions in one
+// transaction, a lock each, and a few builds at once (the variants, the
+// test processes of several packages) overflowed the server's lock table
+// ("out of shared memory"). Owner keys are never 0.
+const buildLock = 0
+
+// buildV2 builds variant v's layout in b, one build at a time on the
+// server (the lock is taken through admin: advisory locks are the
+// database's where they are taken, and every test process's admin pool is
+// on the same one).
+func buildV2(admin *sql.DB, b *bun.DB, v Variant, from time.Time) error {
+	ctx, cancel := context.WithTimeout(context.Background(), dropWait)
+	defer cancel()
+	conn, err := admin.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("%s layout: %w", v.Name, err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "select pg_advisory_lock($1, $2)", lockClass, buildLock); err != nil {
+		return fmt.Errorf("%s layout: waiting for the builds before: %w", v.Name, err)
+	}
+	// Unlocked before conn goes back to the pool.
+	defer func() {
+		_, _ = conn.ExecContext(context.Background(), "select pg_advisory_unlock($1, $2)", lockClass, buildLock)
+	}()
+	o := v2Options(from)
+	v.Options(&o)
+	if err := fixture.CreateV2(ctx, b, o); err != nil {
+		return fmt.Errorf("%s layout: %w", v.Name, err)
+	}
+	return nil
 }
 
 // Layout is the layout New builds: MIRRORQL_TEST_LAYOUT, LayoutV1 when unset,
@@ -402,7 +488,8 @@ func LocalNetwork(tb testing.TB) Network {
 	var r [6]byte
 	_, _ = rand.Read(r[:])
 	suffix := hex.EncodeToString(r[:])
-	owner, group, reader := Prefix+"owner_"+suffix, Prefix+"readonly_"+suffix, Prefix+"reader_"+suffix
+	own := ownedPrefix()
+	owner, group, reader := own+"owner_"+suffix, own+"readonly_"+suffix, own+"reader_"+suffix
 	id := func(name string) string { return pgx.Identifier{name}.Sanitize() }
 	exec := func(on interface {
 		ExecContext(context.Context, string, ...any) (sql.Result, error)
@@ -414,8 +501,10 @@ func LocalNetwork(tb testing.TB) Network {
 			}
 		}
 	}
-	// The roles are the server's: on Citus, every node's (Citus 12.1
-	// propagates CREATE ROLE only from a database that has it).
+	createRoles := []string{"create role " + id(owner) + " login password 'owner_pass_" + suffix + "'",
+		"create role " + id(group) + " nologin",
+		"create role " + id(reader) + " login password 'reader_pass_" + suffix + "' in role " + id(group)}
+	dropRoles := "drop role if exists " + id(reader) + ", " + id(group) + ", " + id(owner)
 	layout := Layout()
 	v, v2 := variant(layout)
 	var citusDB fixture.V2Options
@@ -423,51 +512,35 @@ func LocalNetwork(tb testing.TB) Network {
 	if v2 {
 		citusDB, isCitus = v.citusOptions()
 	}
-	roles := func(stmts ...string) error {
-		for _, stmt := range stmts {
-			if isCitus {
-				if err := citus(tb).Exec(ctx, stmt); err != nil {
-					return err
-				}
-			} else if _, err := admin.ExecContext(ctx, stmt); err != nil {
-				return err
+	var name, adminURL string
+	if isCitus {
+		// The roles are the cluster's, on every node (Citus 12.1
+		// propagates CREATE ROLE only from a database that has it), and
+		// go after the database: cleanups run last in, first out.
+		c := citus(tb)
+		tb.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := c.Exec(ctx, dropRoles); err != nil {
+				tb.Logf("testdb: the local network's roles are left for the cluster's end: %v", err)
+			}
+		})
+		for _, stmt := range createRoles {
+			if err := c.Exec(ctx, stmt); err != nil {
+				tb.Fatalf("testdb: local network: %v", err)
 			}
 		}
-		return nil
-	}
-	// Registered before the database exists, so it runs after the drop
-	// (cleanups run last in, first out): a role that still owns a
-	// database cannot go.
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		stmt := "drop role if exists " + id(reader) + ", " + id(group) + ", " + id(owner)
-		var err error
-		if isCitus {
-			err = citus(tb).Exec(ctx, stmt)
-		} else {
-			_, err = admin.ExecContext(ctx, stmt)
-		}
-		if err != nil {
-			tb.Errorf("testdb: drop the local network's roles: %v", err)
-		}
-	})
-	if err := roles("create role "+id(owner)+" login password 'owner_pass_"+suffix+"'",
-		"create role "+id(group)+" nologin",
-		"create role "+id(reader)+" login password 'reader_pass_"+suffix+"' in role "+id(group)); err != nil {
-		tb.Fatalf("testdb: local network: %v", err)
-	}
-
-	var name, adminURL string
-	switch {
-	case isCitus:
 		name, adminURL = createCitus(tb, citusTemplate(tb, v, citusDB), "owner "+id(owner))
-	default:
+	} else {
+		exec(admin, createRoles...)
 		template := ""
 		if v2 {
-			template = templateDB(tb, v)
+			template = templateDB(tb, v, v2From)
 		}
-		name = createDatabase(tb, template, "owner "+id(owner))
+		// The roles go after the database (a role that owns one cannot go), or
+		// with it in the sweep when the process ends first: their names carry
+		// its owner key.
+		name = createDatabase(tb, template, "owner "+id(owner), dropRoles)
 		var err error
 		if adminURL, err = withDatabase(ServerURL(tb), name); err != nil {
 			tb.Fatalf("testdb: %v", err)
@@ -553,13 +626,17 @@ func withUser(u, user, password string) (string, error) {
 
 // createDatabase creates the test's database as a copy of template ("":
 // template1), with options (say, "owner x") appended to CREATE DATABASE,
-// and drops it at the test's end; it returns its name.
-func createDatabase(tb testing.TB, template, options string) string {
+// and drops it after the test's end, in the background (dropLater), then
+// runs after; it returns its name.
+func createDatabase(tb testing.TB, template, options string, after ...string) string {
 	tb.Helper()
 	admin := adminDB(tb)
 	name := databaseName(tb.Name())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	// The server's default strategy (WAL_LOG from PostgreSQL 15): FILE_COPY
+	// checkpoints twice a copy, and on a busy server was several times
+	// slower (BenchmarkCopyV2).
 	stmt := "create database " + pgx.Identifier{name}.Sanitize()
 	if template != "" {
 		stmt += " template " + pgx.Identifier{template}.Sanitize()
@@ -570,24 +647,19 @@ func createDatabase(tb testing.TB, template, options string) string {
 	if _, err := admin.ExecContext(ctx, stmt); err != nil {
 		tb.Fatalf("testdb: create database %s: %v", name, err)
 	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if _, err := admin.ExecContext(ctx, "drop database if exists "+pgx.Identifier{name}.Sanitize()+" with (force)"); err != nil {
-			tb.Errorf("testdb: drop database %s: %v", name, err)
-		}
-	})
+	tb.Cleanup(func() { dropLater(admin, name, after...) })
 	return name
 }
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
 
-// databaseName is Prefix, a random part and as much of the test's name as
-// fits in PostgreSQL's 63-byte identifiers (which helps find a leftover).
+// databaseName is Prefix, the process's owner key (ownedPrefix), a random
+// part and as much of the test's name as fits in PostgreSQL's 63-byte
+// identifiers (which helps find a leftover).
 func databaseName(test string) string {
-	var r [4]byte
+	var r [2]byte
 	_, _ = rand.Read(r[:])
-	name := Prefix + hex.EncodeToString(r[:]) + "_" + unsafeChars.ReplaceAllString(strings.ToLower(test), "_")
+	name := ownedPrefix() + hex.EncodeToString(r[:]) + "_" + unsafeChars.ReplaceAllString(strings.ToLower(test), "_")
 	if len(name) > 63 {
 		name = name[:63]
 	}
@@ -605,24 +677,27 @@ func withDatabase(u, name string) (string, error) {
 	return p.String(), nil
 }
 
-// Shutdown drops the v2 templates, closes the admin pool and stops the
-// throwaway cluster, if one was started. Databases of tests still running
-// are lost with it.
+// Shutdown drops the v2 templates, waits for the background drops (up to
+// dropWait: what is left, the next process sweeps), releases the owner key,
+// closes the admin pool and stops the throwaway cluster, if one was
+// started. Databases of tests still running are lost with it.
 func Shutdown() {
 	mu.Lock()
-	defer mu.Unlock()
 	for _, tpl := range templates {
-		if admin == nil || tpl.name == "" {
-			continue
+		if admin != nil && tpl.name != "" {
+			dropLater(admin, tpl.name)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		if _, err := admin.ExecContext(ctx, "drop database if exists "+pgx.Identifier{tpl.name}.Sanitize()+" with (force)"); err != nil {
-			fmt.Fprintln(os.Stderr, "testdb:", err)
-		}
-		cancel()
 	}
 	templates = map[string]*template{}
+	mu.Unlock()
+	waitDrops()
+	mu.Lock()
+	defer mu.Unlock()
 	shutdownCitus()
+	if ownerConn != nil {
+		_ = ownerConn.Close() // the session ends, and its lock with it
+		ownerConn, ownerKey = nil, 0
+	}
 	if admin != nil {
 		_ = admin.Close()
 		admin = nil

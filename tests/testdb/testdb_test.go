@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/uptrace/bun"
 
 	"mirrorql/db"
 	"mirrorql/pgcluster"
@@ -47,7 +49,8 @@ func TestNew(t *testing.T) {
 			}
 		}
 	})
-	// The subtest's cleanup has dropped its database.
+	// The subtest's cleanup has dropped its database, in the background.
+	waitDrops()
 	var n int
 	if err := adminDB(t).QueryRowContext(context.Background(), "select count(*) from pg_database where datname = $1", name).Scan(&n); err != nil {
 		t.Fatal(err)
@@ -101,6 +104,56 @@ func TestDatabaseName(t *testing.T) {
 		if len(n) > 63 || !strings.HasPrefix(n, Prefix) || strings.Trim(n, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
 			t.Errorf("bad name %q", n)
 		}
+	}
+}
+
+// TestSweep: the sweep drops the databases and roles of an owner whose
+// process has ended (its lock free), and keeps those of a running one (its
+// lock held), its own, and those named before the owner keys.
+func TestSweep(t *testing.T) {
+	ctx := context.Background()
+	admin := adminDB(t)
+	live, err := admin.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	const liveKey, goneKey = 0x0badf00d, 0x0dead000
+	if _, err := live.ExecContext(ctx, "select pg_advisory_lock($1, $2)", lockClass, liveKey); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _, _ = live.ExecContext(ctx, "select pg_advisory_unlock($1, $2)", lockClass, liveKey) }()
+	name := func(key uint32, what string) string {
+		return fmt.Sprintf("%s%s%08x_sweep_%s", Prefix, ownerMark, key, what)
+	}
+	gone, running, own, legacy := name(goneKey, "gone"), name(liveKey, "running"), ownedPrefix()+"sweep_own", Prefix+"0123abcd_sweep_legacy"
+	goneRole := name(goneKey, "role")
+	for _, stmt := range []string{"create role " + goneRole,
+		"create database " + gone + " owner " + goneRole, "create database " + running, "create database " + own, "create database " + legacy} {
+		if _, err := admin.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, n := range []string{gone, running, own, legacy} {
+			if err := dropNow(admin, n); err != nil {
+				t.Error(err)
+			}
+		}
+		if _, err := admin.ExecContext(ctx, "drop role if exists "+goneRole); err != nil {
+			t.Error(err)
+		}
+	})
+	sweep(admin, ownerKey)
+	var left []string
+	if err := admin.QueryRowContext(ctx, "select array(select datname from pg_database where datname = any($1) union all select rolname from pg_roles where rolname = $2 order by 1)",
+		[]string{gone, running, own, legacy}, goneRole).Scan(pgtype.NewMap().SQLScanner(&left)); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{legacy, own, running}
+	slices.Sort(want)
+	if !slices.Equal(left, want) {
+		t.Errorf("after the sweep: %v, want %v", left, want)
 	}
 }
 
@@ -161,6 +214,7 @@ func TestLocalNetwork(t *testing.T) {
 			})
 		}
 	})
+	waitDrops()
 	var n int
 	if err := adminDB(t).QueryRowContext(ctx, "select count(*) from pg_roles where rolname = any($1)", roles).Scan(&n); err != nil {
 		t.Fatal(err)
@@ -245,7 +299,7 @@ func TestServerVersion(t *testing.T) {
 
 // citusMonths is how many months the v2-citus variant has partitions for.
 func citusMonths() int {
-	o := v2Options()
+	o := v2Options(v2From)
 	v, _ := variant("v2-citus")
 	v.Options(&o)
 	n := 0
@@ -264,7 +318,7 @@ func TestVariants(t *testing.T) {
 			|| ' trigger ' || (select count(*) from pg_trigger where tgrelid = 'topic_message'::regclass and not tgisinternal)
 			|| ' citus ' || exists (select 1 from pg_extension where extname = 'citus')`
 	months := func(from, to time.Time) int { return (to.Year()-from.Year())*12 + int(to.Month()-from.Month()) + 1 }
-	o := v2Options()
+	o := v2Options(v2From)
 	n := months(o.From, o.Through)
 	want := map[string]string{
 		LayoutV2:            fmt.Sprintf("%d default 0 2024_02 true trigger 1 citus false", n),
@@ -273,17 +327,78 @@ func TestVariants(t *testing.T) {
 		"v2-missing-months": fmt.Sprintf("%d default 0 2024_02 false trigger 1 citus false", n-3),
 		"v2-citus":          fmt.Sprintf("%d default 0 2024_02 true trigger 1 citus true", citusMonths()),
 	}
+	recent := v2Options(recentFrom())
+	want[LayoutV2+" fresh"] = fmt.Sprintf("%d default 0 2024_02 false trigger 1 citus false", months(recent.From, recent.Through))
+	check := func(t *testing.T, b *bun.DB, name string) {
+		t.Helper()
+		var got string
+		if err := b.QueryRowContext(context.Background(), probe).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want[name] {
+			t.Errorf("partitions, default, 2024-02, triggers, citus: %q, want %q", got, want[name])
+		}
+	}
 	for _, v := range RunVariants() {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
 			_, b := NewLayout(t, v.Name)
-			var got string
-			if err := b.QueryRowContext(context.Background(), probe).Scan(&got); err != nil {
-				t.Fatal(err)
-			}
-			if got != want[v.Name] {
-				t.Errorf("partitions, default, 2024-02, triggers, citus: %q, want %q", got, want[v.Name])
+			check(t, b, v.Name)
+		})
+	}
+	// A variant that opts out of the template is built afresh, alike (with
+	// a year of partitions: a build is the costly part).
+	t.Run("fresh", func(t *testing.T) {
+		t.Parallel()
+		v, _ := variant(LayoutV2)
+		v.Fresh = true
+		_, b := newVariant(t, v, recentFrom())
+		check(t, b, LayoutV2+" fresh")
+	})
+}
+
+// BenchmarkCopyV2 measures a test database copied from the v2 template
+// with each of CREATE DATABASE's strategies (PostgreSQL 15+): WAL_LOG, the
+// default, writes every block to the WAL; FILE_COPY copies the files and
+// checkpoints twice. Each copy is dropped in the background, as a test's is.
+func BenchmarkCopyV2(b *testing.B) {
+	v, _ := variant(LayoutV2)
+	tpl := templateDB(b, v, v2From)
+	admin := adminDB(b)
+	for _, strategy := range []string{"wal_log", "file_copy"} {
+		b.Run(strategy, func(b *testing.B) {
+			for range b.N {
+				name := databaseName(b.Name())
+				if _, err := admin.ExecContext(context.Background(), "create database "+name+" template "+tpl+" strategy "+strategy); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if err := dropNow(admin, name); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
 			}
 		})
+	}
+}
+
+// TestNewRecent: on v2, New's partitions start in 2009 (the conformance
+// cases' rows), NewRecent's a year ago; on v1 both are plain tables.
+func TestNewRecent(t *testing.T) {
+	probe := `select c.relkind::text || ' ' || (to_regclass('topic_message_p2009_01') is not null)
+		|| ' ' || (to_regclass(?) is not null) || ' ' || (to_regclass(?) is not null)
+		from pg_class c where c.oid = 'topic_message'::regclass`
+	from := recentFrom()
+	first, before := from.Format("topic_message_p2006_01"), from.AddDate(0, -1, 0).Format("topic_message_p2006_01")
+	want := map[bool][2]string{false: {"r false false false", "r false false false"}, true: {"p true true true", "p false true false"}}[IsV2(Layout())]
+	for i, newDB := range []func(testing.TB) (string, *bun.DB){New, NewRecent} {
+		_, b := newDB(t)
+		var got string
+		if err := b.QueryRowContext(context.Background(), probe, first, before).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want[i] {
+			t.Errorf("%s: relkind, 2009-01, %s, the month before: %q, want %q", []string{"New", "NewRecent"}[i], first, got, want[i])
+		}
 	}
 }

@@ -113,11 +113,10 @@ var pathTable = []pathCase{
 	{"/api/v1/topics/messages", "", rest, false},
 	{"/api/v1/topics/messages/", "", rest, false},
 	// Express's parameters are never empty and never span a "/", so Node
-	// answers these with its generic 404; mirrorql's router hands them to a
-	// route with the rest of the path as a parameter (a 400). The mirror
-	// node keeps them.
-	{"/api/v1/topics/0.0.7/messages/3/x", "", rest, true},
-	{"/api/v1/schedules/0.0.1/x", "", rest, true},
+	// answers these with its generic 404, and so does mirrorql's router
+	// (rest.Match). The mirror node keeps them.
+	{"/api/v1/topics/0.0.7/messages/3/x", "", rest, false},
+	{"/api/v1/schedules/0.0.1/x", "", rest, false},
 	// paths Traefik sanitizes before routing: who takes them is who takes
 	// the sanitized path
 	{"/api/v1/topics//messages", "", rest, false},
@@ -134,7 +133,7 @@ var pathTable = []pathCase{
 	{"/api/v1/tokens/0.0.1/dashboard", "", rest, false},
 	{"/api/v1/transactions/api/v1/schedules", "", rest, false},
 	{"/api/v1/accounts/api/v1/topics/0.0.1/messages", "", rest, false},
-	{"/api/v1/schedules/api/v1/schedules", "", rest, true},
+	{"/api/v1/schedules/api/v1/schedules", "", rest, false},
 	{"/api/v1/topics/7/api/v1/topics/7", "", restjava, false},
 	{"/foo/api/v1/schedules", "", "", false},
 	{"/foo/api/v1/topics/7", "", restjava, false}, // rest-java's expression is not anchored at the start

@@ -73,7 +73,7 @@ var ErrNotFound = &NotFound{Message: "Not found"}
 
 // Unavailable is a query-layer failure. The client sees only
 // UnavailableMessage (docs/reference/DECISIONS.md #9); Cause is for the log. Down: the
-// database could not be reached at all (the store says so, db.AppError).
+// database could not be reached at all (the store says so, db.Unavailable).
 type Unavailable struct {
 	Cause error
 	Down  bool

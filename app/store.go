@@ -7,9 +7,9 @@ import (
 )
 
 // Store is what the Ledger reads: the query layer, in the core's types.
-// Package db adapts to it (db.Store), so the core names its questions and
-// the query layer answers them, not the other way round. Its errors are
-// already app's: ErrNotFound (wrapped) for a lookup that found nothing, an
+// Package db's *DB is one as it is, so the core names its questions and the
+// query layer answers them, not the other way round. Its errors are already
+// app's: ErrNotFound (perhaps wrapped) for a lookup that found nothing, an
 // Unavailable for any failure.
 type Store interface {
 	LiveStore

@@ -49,7 +49,7 @@ func (d *DB) Activity(ctx context.Context, topic model.EntityID, bounds []model.
 		return nil, fmt.Errorf("activity of topic %s: %w", topic, err)
 	}
 	if len(firsts) != len(bounds) {
-		return nil, fmt.Errorf("activity of topic %s: %d boundaries answered, want %d", topic, len(firsts), len(bounds))
+		return nil, failed(fmt.Errorf("activity of topic %s: %d boundaries answered, want %d", topic, len(firsts), len(bounds)))
 	}
 	counts := make([]int64, len(bounds)-1)
 	for i := range counts {

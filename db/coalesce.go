@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"sync"
+
+	"mirrorql/app"
 )
 
 // coalescer lets concurrent point lookups of one kind share statements.
@@ -30,7 +32,7 @@ import (
 // read only.
 type coalescer[K comparable, V any] struct {
 	one      func(ctx context.Context, key K) (V, error)
-	many     func(ctx context.Context, keys []K) (map[K]V, error) // a key missing from the map is ErrNotFound
+	many     func(ctx context.Context, keys []K) (map[K]V, error) // a key missing from the map is app.ErrNotFound
 	spread   int
 	maxBatch int
 
@@ -99,7 +101,7 @@ func (c *coalescer[K, V]) get(ctx context.Context, key K) (V, error) {
 	case <-ctx.Done():
 		c.leave(w)
 		var zero V
-		return zero, ctx.Err()
+		return zero, failed(ctx.Err()) // no statement of its own to fail: app's here
 	}
 }
 
@@ -178,7 +180,7 @@ func (c *coalescer[K, V]) drain(b *batch[K, V]) {
 			} else if v, ok := vals[w.key]; ok {
 				w.val = v
 			} else {
-				w.err = ErrNotFound
+				w.err = app.ErrNotFound
 			}
 			w.gone = true // answered: a late leave must not count it again
 			c.inProgress--

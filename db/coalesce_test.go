@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"mirrorql/app"
 )
 
 // fakeLookups answer key k with 10·k; keys below zero are not found. A
@@ -44,7 +46,7 @@ func (f *fakeLookups) one(ctx context.Context, k int) (int, error) {
 		return 0, err
 	}
 	if k < 0 {
-		return 0, ErrNotFound
+		return 0, app.ErrNotFound
 	}
 	return 10 * k, nil
 }
@@ -108,8 +110,8 @@ func TestCoalescerAloneWhenIdle(t *testing.T) {
 			t.Fatalf("get(%d) = %d, %v", k, v, err)
 		}
 	}
-	if _, err := c.get(context.Background(), -1); err != ErrNotFound {
-		t.Errorf("get(-1): %v, want ErrNotFound", err)
+	if _, err := c.get(context.Background(), -1); err != app.ErrNotFound {
+		t.Errorf("get(-1): %v, want app.ErrNotFound", err)
 	}
 	if len(f.ones) != 6 || len(f.batches) != 0 {
 		t.Errorf("%d single statements and %d batches, want 6 and 0", len(f.ones), len(f.batches))
@@ -142,8 +144,8 @@ func TestCoalescerBatchesWhatWaits(t *testing.T) {
 	for range 5 {
 		r := <-waiting
 		switch {
-		case r.key < 0 && r.err != ErrNotFound:
-			t.Errorf("key %d: %v, want ErrNotFound", r.key, r.err)
+		case r.key < 0 && r.err != app.ErrNotFound:
+			t.Errorf("key %d: %v, want app.ErrNotFound", r.key, r.err)
 		case r.key >= 0 && (r.err != nil || r.val != 10*r.key):
 			t.Errorf("key %d: %d, %v", r.key, r.val, r.err)
 		}
@@ -220,8 +222,9 @@ func TestCoalescerCancel(t *testing.T) {
 	early, cancelEarly := context.WithCancel(context.Background())
 	leaving := queue(t, c, early, 2)
 	cancelEarly()
-	if r := <-leaving; !errors.Is(r.err, context.Canceled) {
-		t.Fatalf("cancelled waiter: %v", r.err)
+	var u *app.Unavailable // a failure in app's terms, though no statement failed
+	if r := <-leaving; !errors.Is(r.err, context.Canceled) || !errors.As(r.err, &u) || u.Outage() {
+		t.Fatalf("cancelled waiter: %#v", r.err)
 	}
 	// Give up once their batch is at the database: the batch is cancelled.
 	late, cancelLate := context.WithCancel(context.Background())

@@ -1,7 +1,10 @@
 // Package db is the query layer over the mirror node's PostgreSQL database:
 // one exported function per question the API answers, returning model
-// values. The faces never call it: the core (package app) reads it through
-// Store (store.go), which adapts it to the core's types and errors.
+// values. It answers in the core's terms: *DB is an app.Store as it is, its
+// reads taking app's filters and failing in app's errors (app.ErrNotFound
+// for a lookup that finds nothing, an app.Unavailable for any failure,
+// made so in one place, exec.go's failed). The faces never import it: the
+// core (package app) hands them its reads.
 //
 // Each file holds one job. The questions: messages.go (a message by
 // sequence number or timestamp, one or many), message_pages.go (a page of a
@@ -32,26 +35,22 @@
 // Under them: scan.go reads rows into model values, sqltext.go turns model
 // values into SQL text and bound values. The connection plumbing: pool.go
 // opens the pool over pgx; exec.go, the one execution path, sends a fixed
-// statement, prepared or planned for its values; pipeline.go sends several
-// at once (the v2 batches); coalesce.go and point_lookups.go let concurrent
-// point lookups share statements; linger.go closes a connection only once
-// the server's backend has gone; health.go follows whether the database
-// answers; migrate.go applies the embedded schema (migrations/).
+// statement, prepared or planned for its values, and makes its errors
+// app's; pipeline.go sends several at once (the v2 batches); coalesce.go
+// and point_lookups.go let concurrent point lookups share statements;
+// linger.go closes a connection only once the server's backend has gone;
+// health.go follows whether the database answers; migrate.go applies the
+// embedded schema (migrations/).
 //
 // pool.go's Record hands every statement sent to a Recorder (stmtlog.Log,
 // which the tests count and the benchmark EXPLAINs). What the tests, the
 // demo and the benchmarks need of a database lives outside db: fixture (the
 // v2 layout built in an empty database), stmtlog, explain and pgcluster.
 //
-// The tests: each question's in its own _test.go; layouts_test.go and
-// default_partition_test.go hold the v2 reads to the v1 ones;
-// v2_catalog_test.go and explain_test.go check the statements' plans,
-// v2_citus_test.go their plans on a real Citus cluster; the
-// v2_*_internal_test.go files test the v2 reader's parts; export_test.go
-// lets the tests choose a reader.
+// The tests: each question's in its own _test.go; errors_test.go holds
+// every read to app's errors; layouts_test.go and default_partition_test.go
+// hold the v2 reads to the v1 ones; v2_catalog_test.go and explain_test.go
+// check the statements' plans, v2_citus_test.go their plans on a real Citus
+// cluster; the v2_*_internal_test.go files test the v2 reader's parts;
+// export_test.go lets the tests choose a reader.
 package db
-
-import "errors"
-
-// ErrNotFound is returned by single-row lookups that find nothing.
-var ErrNotFound = errors.New("not found")

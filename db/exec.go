@@ -3,9 +3,12 @@ package db
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"mirrorql/app"
 )
 
 // rowSource is what scanning needs of a result (pgx's rows; tests hand in
@@ -23,7 +26,8 @@ type rowSource interface {
 // the pool's connection and reads pgx's rows directly: database/sql would
 // box every value and copy every byte string twice, which showed in the
 // profile of the 100-row page. Those statements bypass bun's query hooks,
-// so it feeds Health and the statement log itself.
+// so it feeds Health and the statement log itself. Its error is app's
+// (failed).
 func (d *DB) query(ctx context.Context, read func(rowSource) error, query string, args ...any) error {
 	return d.run(ctx, read, d.prepare, query, args)
 }
@@ -41,7 +45,24 @@ func (d *DB) run(ctx context.Context, read func(rowSource) error, prepare bool, 
 	}
 	err := d.queryPgx(ctx, read, prepare, query, args)
 	d.health.observeIn(ctx, err)
-	return err
+	return failed(err)
+}
+
+// failed is err in app's vocabulary, the one mapping of the query layer's
+// failures: nil stays nil, an app.Unavailable stays as it is, and anything
+// else becomes one, marked as an outage when the database could not be
+// reached at all (Health logs that once per change of state, so a face need
+// not per request). Every error a read returns starts as a statement's
+// (run, pipeline, the catalog's loadPartitions), as a lookup that stopped
+// waiting (coalescer.get), or as a check of the query layer's own (errStale,
+// Activity's count of answers), and each of them goes through here; a read
+// adds only app.ErrNotFound and the %w naming its question.
+func failed(err error) error {
+	var u *app.Unavailable
+	if err == nil || errors.As(err, &u) {
+		return err
+	}
+	return &app.Unavailable{Cause: err, Down: Unavailable(err)}
 }
 
 func (d *DB) queryPgx(ctx context.Context, read func(rowSource) error, prepare bool, query string, args []any) error {

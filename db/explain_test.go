@@ -80,7 +80,7 @@ func TestQueriesUseIndexes(t *testing.T) {
 }
 
 func ignoreNotFound(err error) error {
-	if err == db.ErrNotFound {
+	if err == app.ErrNotFound {
 		return nil
 	}
 	return err

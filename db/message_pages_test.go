@@ -102,7 +102,7 @@ func TestMessagesBySequence(t *testing.T) {
 	}
 	for _, k := range keys {
 		want, err := d.MessageBySequence(ctx, k.TopicID, k.SequenceNumber)
-		if err == db.ErrNotFound {
+		if err == app.ErrNotFound {
 			want = nil
 		} else if err != nil {
 			t.Fatal(err)

@@ -50,7 +50,7 @@ const (
 // Concurrent lookups share statements (coalescer).
 func (d *DB) MessageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
 	m, err := d.bySequence.get(ctx, app.TopicSequence{TopicID: topic, SequenceNumber: seq})
-	if err != nil && err != ErrNotFound {
+	if err != nil && err != app.ErrNotFound {
 		return nil, fmt.Errorf("message %d of topic %s: %w", seq, topic, err)
 	}
 	return m, err
@@ -61,7 +61,7 @@ func (d *DB) MessageBySequence(ctx context.Context, topic model.EntityID, seq in
 // Concurrent lookups share statements (coalescer).
 func (d *DB) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
 	m, err := d.byTimestamp.get(ctx, ts)
-	if err != nil && err != ErrNotFound {
+	if err != nil && err != app.ErrNotFound {
 		return nil, fmt.Errorf("message at %s: %w", ts, err)
 	}
 	return m, err

@@ -28,7 +28,7 @@ type piped struct {
 // Each statement is prepared on the connection under its own text, which
 // query's statement cache then finds too. Without prepared statements
 // (behind a pooler in transaction mode, or over pgdriver) the statements go
-// one by one.
+// one by one. Its error is app's, as query's.
 func (d *DB) pipeline(ctx context.Context, ps []piped) error {
 	if len(ps) == 1 || !d.prepare {
 		for _, s := range ps {
@@ -45,7 +45,7 @@ func (d *DB) pipeline(ctx context.Context, ps []piped) error {
 	}
 	err := d.pipelinePgx(ctx, ps)
 	d.health.observeIn(ctx, err)
-	return err
+	return failed(err)
 }
 
 func (d *DB) pipelinePgx(ctx context.Context, ps []piped) error {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
 	"mirrorql/stmtlog"
@@ -64,7 +65,7 @@ func TestPointLookupsCoalesced(t *testing.T) {
 		want[k] = [2]answer{{m1, err1}, {m2, err2}}
 	}
 	for _, k := range []int64{5, 10, 20, -1, 41} {
-		if want[k][1].err != db.ErrNotFound {
+		if want[k][1].err != app.ErrNotFound {
 			t.Fatalf("by timestamp %d alone: %v, want not found", 1000+k, want[k][1].err)
 		}
 	}

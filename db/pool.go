@@ -47,7 +47,9 @@ type Options struct {
 	ReadOnly bool
 }
 
-// DB is the query layer over one pool.
+// DB is the query layer over one pool, and the core's store as it is: its
+// reads take app's filters and types and fail in app's errors (failed,
+// exec.go).
 type DB struct {
 	bun     *bun.DB
 	health  *Health
@@ -67,6 +69,11 @@ type DB struct {
 	counters   Fallbacks
 	head       atomic.Int64 // the ledger's head the last live poll read (v2_live.go)
 }
+
+var (
+	_ app.Store     = (*DB)(nil)
+	_ app.LiveStore = (*DB)(nil)
+)
 
 // Open creates the pool; it does not wait for the database to answer, so the
 // service can start (and report itself unready) while the database is down.

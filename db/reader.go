@@ -34,9 +34,9 @@ type reader interface {
 	// by r.
 	livePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, r *livePollRows) error
 
-	// The point lookups (ErrNotFound for no message, or several) and their
-	// batches, which the coalescers share (point_lookups.go). The batches
-	// wrap their errors themselves.
+	// The point lookups (app.ErrNotFound for no message, or several) and
+	// their batches, which the coalescers share (point_lookups.go). The
+	// batches wrap their errors themselves.
 	messageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error)
 	messageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error)
 	messagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error)

@@ -183,7 +183,7 @@ func (d *DB) Schedule(ctx context.Context, id model.EntityID) (*model.Schedule, 
 		return nil, fmt.Errorf("schedule %s: %w", id, err)
 	}
 	if !found {
-		return nil, ErrNotFound
+		return nil, app.ErrNotFound
 	}
 	return &sc, nil
 }

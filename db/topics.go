@@ -27,7 +27,8 @@ const topicByIDSQL = "SELECT " + topicColumns + " FROM (SELECT $1::bigint AS id)
 	"LEFT JOIN custom_fee AS cf ON cf.entity_id = k.id"
 
 // Topic is the current state of one topic from its topic, entity and
-// custom_fee rows (primary-key lookups); ErrNotFound only when none exists.
+// custom_fee rows (primary-key lookups); app.ErrNotFound only when none
+// exists.
 func (d *DB) Topic(ctx context.Context, id model.EntityID) (*model.Topic, error) {
 	var got []model.Topic
 	read := func(rows rowSource) (err error) { got, err = scanTopicRows(rows, got); return err }
@@ -35,7 +36,7 @@ func (d *DB) Topic(ctx context.Context, id model.EntityID) (*model.Topic, error)
 		return nil, fmt.Errorf("topic %s: %w", id, err)
 	}
 	if len(got) == 0 || !(got[0].HasTopic || got[0].HasEntity || got[0].HasCustomFee) {
-		return nil, ErrNotFound
+		return nil, app.ErrNotFound
 	}
 	t := &got[0]
 	t.ID = id
@@ -108,7 +109,7 @@ func (d *DB) TopicExists(ctx context.Context, topic model.EntityID) (bool, error
 }
 
 // EntityKind is the type of the entity row with this id ("TOPIC",
-// "ACCOUNT", ...), ErrNotFound when it has none.
+// "ACCOUNT", ...), app.ErrNotFound when it has none.
 func (d *DB) EntityKind(ctx context.Context, id model.EntityID) (string, error) {
 	var kind string
 	read := func(rows rowSource) error { return scanOne(rows, &kind) }
@@ -116,7 +117,7 @@ func (d *DB) EntityKind(ctx context.Context, id model.EntityID) (string, error) 
 		return "", fmt.Errorf("entity %s: %w", id, err)
 	}
 	if kind == "" {
-		return "", ErrNotFound
+		return "", app.ErrNotFound
 	}
 	return kind, nil
 }

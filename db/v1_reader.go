@@ -139,14 +139,14 @@ func (r *v1Reader) messageByTimestamp(ctx context.Context, ts model.Timestamp) (
 	return r.oneMessage(ctx, messageByTimestampSQL, int64(ts))
 }
 
-// oneMessage runs a lookup: ErrNotFound for no row or several.
+// oneMessage runs a lookup: app.ErrNotFound for no row or several.
 func (r *v1Reader) oneMessage(ctx context.Context, query string, args ...any) (*model.TopicMessage, error) {
 	ms := make([]model.TopicMessage, 0, 2)
 	if err := r.d.query(ctx, func(rows rowSource) (err error) { ms, err = scanMessages(rows, ms); return err }, query, args...); err != nil {
 		return nil, err
 	}
 	if len(ms) != 1 {
-		return nil, ErrNotFound
+		return nil, app.ErrNotFound
 	}
 	return &ms[0], nil
 }

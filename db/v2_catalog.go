@@ -137,15 +137,17 @@ func (d *DB) loadPartitionSet(ctx context.Context, server v2Server, table string
 	return s, nil
 }
 
-// loadPartitions reads the catalog of a v2 database.
+// loadPartitions reads the catalog of a v2 database. Its statements go
+// through bun rather than run, so their errors are made app's here (a read
+// that finds the catalog stale reads it again, relearn).
 func (d *DB) loadPartitions(ctx context.Context, l Layout) (*v2Reader, error) {
 	p := &v2Reader{d: d, l: l, server: v2ServerFor(l)}
 	var err error
 	if p.messages, err = d.loadPartitionSet(ctx, p.server, "topic_message", l.MessagesPartitioned); err != nil {
-		return nil, err
+		return nil, failed(err)
 	}
 	if p.transactions, err = d.loadPartitionSet(ctx, p.server, "transaction", l.TransactionsPartitioned); err != nil {
-		return nil, err
+		return nil, failed(err)
 	}
 	return p, nil
 }

@@ -81,7 +81,7 @@ func (citusServer) messageByTimestamp(ctx context.Context, p *v2Reader, ts model
 		return nil, err
 	}
 	if len(topics) != 1 {
-		return nil, ErrNotFound
+		return nil, app.ErrNotFound
 	}
 	rows, err := p.page(ctx, app.MessageFilter{TopicID: model.EntityID(topics[0]), Limit: 2,
 		Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpEq, Value: ts}}})
@@ -89,7 +89,7 @@ func (citusServer) messageByTimestamp(ctx context.Context, p *v2Reader, ts model
 		return nil, err
 	}
 	if len(rows) != 1 {
-		return nil, ErrNotFound
+		return nil, app.ErrNotFound
 	}
 	return &rows[0], nil
 }

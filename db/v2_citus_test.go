@@ -103,7 +103,7 @@ func TestCitusPlans(t *testing.T) {
 	}
 	must := func(what string, err error) {
 		t.Helper()
-		if err != nil && err != db.ErrNotFound {
+		if err != nil && err != app.ErrNotFound {
 			t.Errorf("%s: %v", what, err)
 		}
 	}

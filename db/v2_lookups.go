@@ -38,7 +38,7 @@ func (p *v2Reader) messageBySequence(ctx context.Context, topic model.EntityID, 
 		return nil, err
 	}
 	if len(rows) != 1 {
-		return nil, ErrNotFound
+		return nil, app.ErrNotFound
 	}
 	return &rows[0], nil
 }
@@ -105,7 +105,7 @@ func (p *v2Reader) messageByTimestampJoined(ctx context.Context, ts model.Timest
 		case err != nil:
 			return nil, err
 		case len(ms) != 1:
-			return nil, ErrNotFound
+			return nil, app.ErrNotFound
 		}
 		return &ms[0], nil
 	})
@@ -309,7 +309,7 @@ func batchV2[K comparable](ctx context.Context, keys []K, one func(context.Conte
 			continue
 		}
 		m, err := one(ctx, k)
-		if err == ErrNotFound {
+		if err == app.ErrNotFound {
 			continue
 		}
 		if err != nil {

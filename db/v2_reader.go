@@ -2,7 +2,7 @@ package db
 
 import (
 	"context"
-	"fmt"
+	"errors"
 
 	"mirrorql/app"
 	"mirrorql/model"
@@ -114,8 +114,9 @@ func (p *v2Reader) messagesOfTopic(ctx context.Context, f app.MessageFilter) ([]
 }
 
 // errStale: the catalog no longer matches the database; read it again and
-// answer anew.
-var errStale = fmt.Errorf("partition catalog is stale")
+// answer anew. It is app's already (failed): a read that still finds the
+// catalog stale after reading it again fails as a statement does.
+var errStale error = &app.Unavailable{Cause: errors.New("partition catalog is stale")}
 
 // fresh runs read on the catalog, and again on a catalog read anew when
 // the database changed under it (a partition truncated, detached or

@@ -54,7 +54,8 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 		switch {
 		case errors.As(err, &u):
 			if !u.Outage() {
-				log.Error("graphql: query failed", "path", graphql.GetPath(ctx).String(), "err", u.Cause)
+				// err, not u.Cause: the read names its question around the Unavailable
+				log.Error("graphql: query failed", "path", graphql.GetPath(ctx).String(), "err", err)
 			}
 			return &gqlerror.Error{Message: app.UnavailableMessage, Path: graphql.GetPath(ctx),
 				Extensions: map[string]any{"code": CodeUnavailable}}

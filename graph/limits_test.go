@@ -339,7 +339,7 @@ func TestDatabaseUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	h := graph.NewHandler(app.New(db.NewStore(d), app.Rules{}), graph.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h := graph.NewHandler(app.New(d, app.Rules{}), graph.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	e := &env{handler: h}
 	status, r, _ := e.post(t, strings.NewReader(queryBody(`{ topicMessage(topicId: "7", sequenceNumber: 1) { sequenceNumber } schedules { nodes { id } } }`)), -1)
 	if status != 200 || len(r.Errors) != 2 {

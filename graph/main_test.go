@@ -66,7 +66,7 @@ func newEnvWith(t *testing.T, layout, fixture string, r app.Rules, o graph.Optio
 	}
 	d := db.Wrap(b)
 	d.Record(counter)
-	h := graph.NewHandler(app.New(db.NewStore(d), r), o)
+	h := graph.NewHandler(app.New(d, r), o)
 	return &env{url: url, bun: b, db: d, handler: h, client: client.New(h), stmts: counter}
 }
 

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"mirrorql/app"
-	"mirrorql/db"
 	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
 )
@@ -30,7 +29,7 @@ func TestPlansAnswerDatabaseErrors(t *testing.T) {
 	d, o := fixtureDBLayout(t, testdb.LayoutV1)
 	stmts := &stmtlog.Log{}
 	d.Record(stmts)
-	plain, compiled := newAPI(app.New(db.NewStore(d), app.Rules{}), o, false, nil), newAPI(app.New(db.NewStore(d), app.Rules{}), o, true, nil)
+	plain, compiled := newAPI(app.New(d, app.Rules{}), o, false, nil), newAPI(app.New(d, app.Rules{}), o, true, nil)
 	bodies := []string{
 		`{"query":"query($t: EntityId!, $s: Long!) { topicMessage(topicId: $t, sequenceNumber: $s) { sequenceNumber message } }","variables":{"t":"0.0.7","s":1}}`,
 		`{"query":"{ a: topicMessageByTimestamp(consensusTimestamp: \"1.000000001\") { sequenceNumber }\n  b: topicMessage(topicId: \"7\", sequenceNumber: 2) { sequenceNumber } }"}`,
@@ -86,7 +85,7 @@ func TestPlansPanicIsLoggedAndCounted(t *testing.T) {
 func TestPlansAccountForEveryExtension(t *testing.T) {
 	t.Parallel()
 	d, o := fixtureDB(t)
-	api := newAPI(app.New(db.NewStore(d), app.Rules{}), o, true, nil)
+	api := newAPI(app.New(d, app.Rules{}), o, true, nil)
 	accounted := map[string]string{
 		"extension.Introspection": "introspection fields are outside the plans' subset",
 		"graph.operationGuard":    "the plans answer only operations the guard judged when they were learnt; their cost does not depend on the variables",

@@ -15,7 +15,6 @@ import (
 	"testing"
 
 	"mirrorql/app"
-	"mirrorql/db"
 )
 
 // planEnv answers requests twice over one database: with gqlgen's executor
@@ -27,8 +26,8 @@ type planEnv struct {
 
 func newPlanEnv(tb testing.TB) *planEnv {
 	d, o := fixtureDB(tb)
-	compiled := newAPI(app.New(db.NewStore(d), app.Rules{}), o, true, nil)
-	return &planEnv{plain: newAPI(app.New(db.NewStore(d), app.Rules{}), o, false, nil), compiled: compiled, plans: compiled.plans}
+	compiled := newAPI(app.New(d, app.Rules{}), o, true, nil)
+	return &planEnv{plain: newAPI(app.New(d, app.Rules{}), o, false, nil), compiled: compiled, plans: compiled.plans}
 }
 
 // check sends body to both handlers, twice to the compiled one (the first

@@ -27,7 +27,7 @@ import (
 func TestPostJSONAnswersAsGqlgen(t *testing.T) {
 	t.Parallel()
 	d, o := fixtureDB(t)
-	ours, theirs := newAPI(app.New(db.NewStore(d), app.Rules{}), o, false, nil), newAPI(app.New(db.NewStore(d), app.Rules{}), o, false, transport.POST{})
+	ours, theirs := newAPI(app.New(d, app.Rules{}), o, false, nil), newAPI(app.New(d, app.Rules{}), o, false, transport.POST{})
 
 	bodies := map[string]string{
 		"found":             `{"query":"query($t: EntityId!, $s: Long!) { topicMessage(topicId: $t, sequenceNumber: $s) { topicId sequenceNumber consensusTimestamp message runningHash topic { id memo } } }","variables":{"t":"0.0.7","s":1}}`,

@@ -21,7 +21,7 @@ import (
 )
 
 // Source is what the hub and its subscriptions read: the core's LiveStore
-// (db.Store in the service).
+// (*db.DB in the service).
 type Source = app.LiveStore
 
 // Metrics receives what the hub measures; nil measures nothing.

@@ -25,7 +25,7 @@ import (
 // The hub and its subscriptions driven directly (Subscribe, Run, Close,
 // Shutdown) over each store the service can give it: app/memstore, the
 // core's in-memory store, and a real PostgreSQL database (testdb, on the
-// layout MIRRORQL_TEST_LAYOUT names) through db.Store. Every test runs on
+// layout MIRRORQL_TEST_LAYOUT names) through *db.DB. Every test runs on
 // both (onEachStore); memstore agrees with the database question by question
 // (app/memstore's TestAgreesWithDB), so a test that fails on one store only
 // points at the store, one that fails on both at the hub. Every wait is on a
@@ -91,7 +91,7 @@ func newFixture(t *testing.T, st store, o live.Options, polled func()) *fixture 
 		d := db.Wrap(f.b)
 		log := &stmtlog.Log{}
 		d.Record(log)
-		src, f.reads = db.NewStore(d), statements{log}
+		src, f.reads = d, statements{log}
 	}
 	if o.PollInterval == 0 {
 		o.PollInterval = interval

@@ -58,7 +58,7 @@ type Operations struct {
 // NewOperations builds them as cfg says; Close releases them.
 func NewOperations(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) (*Operations, error) {
 	ops := &Operations{metrics: observe.NewMetrics(), stopping: make(chan struct{})}
-	ops.ledger = app.New(db.NewStore(d), app.Rules{
+	ops.ledger = app.New(d, app.Rules{
 		Entities: model.EntityDefaults{Shard: cfg.Shard, Realm: cfg.Realm},
 		Pages:    app.PageSizes{Default: cfg.ResponseLimitDef, Max: cfg.ResponseLimitMax},
 	})
@@ -119,7 +119,7 @@ func (o *Operations) startLive(cfg config.Config, d *db.DB, log *slog.Logger) {
 		close(o.liveDone)
 		return
 	}
-	hub := live.New(db.NewStore(d), live.Options{
+	hub := live.New(d, live.Options{
 		PollInterval: cfg.LivePollInterval, MaxSubscriptions: cfg.LiveMaxSubscriptions, Buffer: cfg.LiveBuffer,
 		Outage: cfg.LiveOutage, Log: log, Metrics: o.metrics.Live(),
 	})
@@ -314,7 +314,7 @@ func RequestDeadline(timeout time.Duration) echo.MiddlewareFunc {
 			if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) || c.Response().Committed {
 				return err
 			}
-			return db.AppError(err)
+			return app.AsUnavailable(err) // a read's failure already is one
 		}
 	}
 }

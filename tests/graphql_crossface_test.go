@@ -180,7 +180,7 @@ func newFaces(d *db.DB, limitDefault, limitMax int) *faces {
 	e.HTTPErrorHandler = policy.ErrorHandler(nil)
 	e.Pre(rest.CanonicalRoute)
 	// one core for both faces, as the service has: the page sizes are its
-	ledger := app.New(db.NewStore(d), app.Rules{Pages: app.PageSizes{Default: limitDefault, Max: limitMax}})
+	ledger := app.New(d, app.Rules{Pages: app.PageSizes{Default: limitDefault, Max: limitMax}})
 	rest.New(ledger, rest.Options{}).Register(e)
 	return &faces{
 		rest:  e,

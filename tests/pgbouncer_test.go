@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/pgcluster"
 	"mirrorql/tests/testdb"
@@ -269,7 +270,7 @@ func TestPgBouncer(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := 0; i < 50; i++ {
-					if _, err := d.MessageBySequence(ctx, 7, int64(i)); err != nil && err != db.ErrNotFound {
+					if _, err := d.MessageBySequence(ctx, 7, int64(i)); err != nil && !app.IsNotFound(err) {
 						mu.Lock()
 						failures = append(failures, err)
 						mu.Unlock()

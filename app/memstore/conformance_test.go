@@ -166,7 +166,6 @@ func TestAgreesWithDB(t *testing.T) {
 	if _, err := d.LearnLayout(ctx, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatalf("layout: %v", err)
 	}
-	pg := db.NewStore(d)
 	var questions []question
 	add := func(name string, ask func(context.Context, app.Store) (any, error)) {
 		questions = append(questions, question{name, ask})
@@ -253,7 +252,7 @@ func TestAgreesWithDB(t *testing.T) {
 		add(fmt.Sprintf("Topics %d %+v", i, tf), func(ctx context.Context, s app.Store) (any, error) { return s.Topics(ctx, tf) })
 	}
 	for _, q := range questions {
-		want, wantErr := q.ask(ctx, pg)
+		want, wantErr := q.ask(ctx, d)
 		got, gotErr := q.ask(ctx, mem)
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Errorf("%s: error %v, the query layer's %v", q.name, gotErr, wantErr)

@@ -149,9 +149,15 @@ type ScheduleQuery struct {
 	Lookahead bool
 }
 
-// Ledger is every face's reader over a Store.
+// Ledger is every face's reader over a Store. It embeds the Store so that
+// where app adds nothing (a message by sequence number or timestamp, a
+// topic's rows, a schedule, the schedules' version, the batches of GraphQL's
+// nested fields) a face's read is the store's own, and a method is written
+// here only when it does something: apply the rules, page, or combine and
+// check the store's reads. Its Topics, Schedules and MessagesOfTopics take
+// app's queries and shadow the store's reads of those names.
 type Ledger struct {
-	store Store
+	Store
 	rules Rules
 }
 
@@ -161,17 +167,17 @@ var (
 )
 
 // New is the Ledger over s with the rules r (its zero sizes defaulted).
-func New(s Store, r Rules) *Ledger { return &Ledger{store: s, rules: r.withDefaults()} }
+func New(s Store, r Rules) *Ledger { return &Ledger{Store: s, rules: r.withDefaults()} }
 
 func (l *Ledger) Rules() Rules { return l.rules }
 
 func (l *Ledger) TopicMessages(ctx context.Context, q MessageQuery) (MessagePage, error) {
-	rows, err := l.store.MessagesOfTopic(ctx, q.filter())
+	rows, err := l.Store.MessagesOfTopic(ctx, q.filter())
 	if err != nil {
 		return MessagePage{}, err
 	}
 	if len(rows) == 0 && q.NoSuchTopic != "" {
-		exists, err := l.store.TopicExists(ctx, q.TopicID)
+		exists, err := l.Store.TopicExists(ctx, q.TopicID)
 		if err != nil {
 			return MessagePage{}, err
 		}
@@ -182,28 +188,16 @@ func (l *Ledger) TopicMessages(ctx context.Context, q MessageQuery) (MessagePage
 	return q.page(rows), nil
 }
 
-func (l *Ledger) MessageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
-	return l.store.MessageBySequence(ctx, topic, seq)
-}
-
-func (l *Ledger) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-	return l.store.MessageByTimestamp(ctx, ts)
-}
-
 func (l *Ledger) MessageOfTopicAt(ctx context.Context, topic model.EntityID, ts model.Timestamp) (*model.TopicMessage, error) {
-	m, err := l.MessageByTimestamp(ctx, ts)
+	m, err := l.Store.MessageByTimestamp(ctx, ts)
 	if err == nil && m.TopicID != topic {
 		return nil, ErrNotFound
 	}
 	return m, err
 }
 
-func (l *Ledger) Topic(ctx context.Context, id model.EntityID) (*model.Topic, error) {
-	return l.store.Topic(ctx, id)
-}
-
 func (l *Ledger) TopicEntity(ctx context.Context, id model.EntityID) (*model.Topic, error) {
-	rows, err := l.store.TopicsByID(ctx, []model.EntityID{id})
+	rows, err := l.Store.TopicsByID(ctx, []model.EntityID{id})
 	if err != nil {
 		return nil, err
 	}
@@ -216,36 +210,25 @@ func (l *Ledger) TopicEntity(ctx context.Context, id model.EntityID) (*model.Top
 func (l *Ledger) Topics(ctx context.Context, q TopicQuery) (TopicPage, error) {
 	f := q.TopicFilter
 	f.Limit = readLimit(q.Limit, q.Lookahead)
-	rows, err := l.store.Topics(ctx, f)
+	rows, err := l.Store.Topics(ctx, f)
 	if err != nil {
 		return TopicPage{}, err
 	}
 	return pageOf(rows, q.Limit, q.Lookahead, q.Order, TopicKey), nil
 }
 
-func (l *Ledger) Schedule(ctx context.Context, id model.EntityID) (*model.Schedule, error) {
-	return l.store.Schedule(ctx, id)
-}
-
 func (l *Ledger) Schedules(ctx context.Context, q ScheduleQuery) (SchedulePage, error) {
 	f := q.ScheduleFilter
 	f.Limit = readLimit(q.Limit, q.Lookahead)
-	rows, err := l.store.Schedules(ctx, f)
+	rows, err := l.Store.Schedules(ctx, f)
 	if err != nil {
 		return SchedulePage{}, err
 	}
 	return pageOf(rows, q.Limit, q.Lookahead, q.Order, ScheduleKey), nil
 }
 
-// SchedulesVersion is the version of the rows the schedules list reads
-// (Store.SchedulesVersion): the service's response cache keys its entries by
-// it. It is no face's question, so it is the Ledger's alone.
-func (l *Ledger) SchedulesVersion(ctx context.Context) (string, error) {
-	return l.store.SchedulesVersion(ctx)
-}
-
 func (l *Ledger) FollowableTopic(ctx context.Context, id model.EntityID) error {
-	kind, err := l.store.EntityKind(ctx, id)
+	kind, err := l.Store.EntityKind(ctx, id)
 	switch {
 	case IsNotFound(err):
 		return &NotFound{Message: id.String() + " does not exist"}
@@ -257,16 +240,8 @@ func (l *Ledger) FollowableTopic(ctx context.Context, id model.EntityID) error {
 	return nil
 }
 
-func (l *Ledger) TopicsByID(ctx context.Context, ids []model.EntityID) ([]model.Topic, error) {
-	return l.store.TopicsByID(ctx, ids)
-}
-
-func (l *Ledger) MessagesBySequence(ctx context.Context, keys []TopicSequence) (map[TopicSequence]*model.TopicMessage, error) {
-	return l.store.MessagesBySequence(ctx, keys)
-}
-
 func (l *Ledger) MessagesOfTopics(ctx context.Context, topics []model.EntityID, q MessageQuery) (map[model.EntityID]MessagePage, error) {
-	found, err := l.store.MessagesOfTopics(ctx, topics, q.filter())
+	found, err := l.Store.MessagesOfTopics(ctx, topics, q.filter())
 	if err != nil {
 		return nil, err
 	}
@@ -275,16 +250,4 @@ func (l *Ledger) MessagesOfTopics(ctx context.Context, topics []model.EntityID, 
 		pages[t] = q.page(found[t])
 	}
 	return pages, nil
-}
-
-func (l *Ledger) LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
-	return l.store.LatestMessages(ctx, topics)
-}
-
-func (l *Ledger) ChunksOf(ctx context.Context, msgs []*model.TopicMessage) ([][]model.TopicMessage, error) {
-	return l.store.ChunksOf(ctx, msgs)
-}
-
-func (l *Ledger) Activity(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
-	return l.store.Activity(ctx, topic, bounds)
 }

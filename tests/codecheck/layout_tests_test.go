@@ -1,4 +1,4 @@
-package tests
+package codecheck
 
 import (
 	"go/ast"
@@ -22,8 +22,8 @@ func TestLayoutTestsAskTheirLayouts(t *testing.T) {
 		t.Fatal("Makefile: no LAYOUT_TESTS")
 	}
 	found := map[string]bool{}
-	for _, dir := range []string{"../db", "../tests", "../graph", "../live", "../seed", "../service", "../app/memstore"} {
-		funcs := testFuncs(t, dir)
+	for _, dir := range []string{"db", "tests", "graph", "live", "seed", "service", "app/memstore"} {
+		funcs := testFuncs(t, filepath.Join(repoRoot, dir))
 		for _, name := range names {
 			fn, ok := funcs[name]
 			if !ok {
@@ -70,7 +70,7 @@ func TestRun(t *testing.T) { helper(t) }`
 // layoutTests are the names the Makefile's LAYOUT_TESTS lists.
 func layoutTests(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../Makefile")
+	b, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
 	if err != nil {
 		t.Fatal(err)
 	}

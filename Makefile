@@ -26,8 +26,27 @@ PG_ENV = $(if $(PG),bin=$$(scripts/postgres.sh $(PG)) || exit 1; export MIRRORQL
 PG_FULL ?= 16 18
 PG_DB   ?= 15 17
 # The database packages (with the throwaway clusters) and the end-to-end
-# tests, which test-db-on runs.
-DB_PKGS = ./db/... ./pgcluster/... ./tests/...
+# tests, which test-db-on runs; on v2, the packages whose tests read a
+# database of the run's layout (pgcluster's and testdb's own tests ask for
+# the layouts they are about, whatever the run's: v1's run holds them).
+DB_PKGS    = ./db/... ./pgcluster/... ./tests/...
+DB_V2_PKGS = ./db/... ./tests/
+# The tests of a Citus cluster, which they start themselves on Debian's
+# PostgreSQL 15 whatever PG says: test-citus runs them, the other parts
+# leave them to it (-skip) rather than start a cluster each.
+CITUS_TESTS = ^(TestCitus|TestCitusPlans|TestCitusDistribution)$$
+# The tests that build the layouts they are about (testdb.NewLayout), not the
+# run's (testdb.New): the same test whatever MIRRORQL_TEST_LAYOUT says, so
+# the v1 run holds them and the v2 and Citus runs leave them out (-skip).
+# TestLayoutVariants' variants are the run's own on Citus: test-citus runs it.
+LAYOUT_TESTS = TestV2DefaultPartitionEqualsV1 TestTopicMapBytes TestV2ActivityAfterReset TestV2InconsistentLookup \
+	TestV2LivePollByName TestV2ReadsEqualV1 TestV2RunAfterReset TestV2WithoutLookupEqualsV1 TestLivePollPlans \
+	TestV2LivePollPlans TestBatchQueriesUseIndexes TestChunkWindow TestMessagesOfTopicFilters TestLearnLayoutKeepsCatalog \
+	TestV2PartitionsScanned TestV2StatementsCitusCanRun TestMigrateKeepsV2 TestPointLookupsCoalesced
+space := $() $()
+anyof = ^($(subst $(space),|,$(strip $(1))))$$
+V2_SKIP    = $(call anyof,$(LAYOUT_TESTS) TestLayoutVariants TestCitus TestCitusPlans TestCitusDistribution)
+CITUS_SKIP = $(call anyof,$(LAYOUT_TESTS))
 # timed NAME CMD… runs a part of the suite and says how long it took.
 timed = start=$$(date +%s); echo "==> $(1)"; $(2); rc=$$?; echo "==> $(1): $$(( $$(date +%s) - start ))s$$( [ $$rc = 0 ] || echo ", FAILED" )"; exit $$rc
 
@@ -54,15 +73,15 @@ test: ## the whole suite: vet, every test on both layouts on PostgreSQL 16 and 1
 # Each part runs whatever the one before it said, so that one run reports
 # every failure.
 test-on: ## every test on one server (PG=16, …; empty: the local one), then the database-backed ones on v2
-	@status=0; ($(call timed,all tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test ./... -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))) || status=1; \
+	@status=0; ($(call timed,all tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test ./... -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(CITUS_TESTS)')) || status=1; \
 	$(MAKE) --no-print-directory test-v2 || status=1; exit $$status
 
 test-v2: ## the database-backed tests again on the v2 layout (MIRRORQL_TEST_LAYOUT=v2; PG as for test-on)
-	@$(call timed,database-backed tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(TESTDB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))
+	@$(call timed,database-backed tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(TESTDB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(V2_SKIP)')
 
 test-db-on: ## the database packages and the end-to-end tests on one server (PG=15, …), on both layouts
-	@status=0; ($(call timed,db and end-to-end tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))) || status=1; \
-	($(call timed,db and end-to-end tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT))) || status=1; \
+	@status=0; ($(call timed,db and end-to-end tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(CITUS_TESTS)')) || status=1; \
+	($(call timed,db and end-to-end tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(DB_V2_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(V2_SKIP)')) || status=1; \
 	exit $$status
 
 # The v2 layout as mainnet and testnet run it: on Citus. testdb's v2-citus is
@@ -71,7 +90,14 @@ test-db-on: ## the database packages and the end-to-end tests on one server (PG=
 # the tables distributed as the importer's v2 migrations distribute them.
 test-citus: ## the database packages and the end-to-end tests on the v2 layout of a real Citus cluster
 	@($(call timed,Citus 12.1 built and installed,scripts/citus.sh)) && \
-	($(call timed,db and end-to-end tests on v2 on Citus,MIRRORQL_TEST_LAYOUT=v2-citus $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT)))
+	($(call timed,db and end-to-end tests on v2 on Citus,MIRRORQL_TEST_LAYOUT=v2-citus $(GO) test $(DB_V2_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(CITUS_SKIP)')) && \
+	($(call timed,the Citus tests of pgcluster and testdb,MIRRORQL_TEST_LAYOUT=v2-citus $(GO) test ./pgcluster ./tests/testdb -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -run '$(CITUS_INFRA_TESTS)'))
+
+# In test-citus, pgcluster's and testdb's tests of the Citus run: the
+# cluster and the variant (their other tests are about no layout, or ask
+# for theirs, and v1's runs hold them). go test splits -run at each slash:
+# the second part picks TestVariants' Citus subtest.
+CITUS_INFRA_TESTS = ^(TestCitus|TestCitusDistribution|TestVariants|TestNewRecent)$$/^v2-citus$$
 
 # The Helm chart charts/mirrorql, checked by its own module charts/charttest
 # (Helm and the Kubernetes API types stay out of the service's go.mod): helm

@@ -69,7 +69,7 @@ func RunVariants() []Variant {
 
 // citusOptions are v's options when its tables are distributed by Citus.
 func (v Variant) citusOptions() (fixture.V2Options, bool) {
-	o := v2Options(v2From)
+	o := v2Options(v2From, true)
 	v.Options(&o)
 	return o, o.Citus
 }

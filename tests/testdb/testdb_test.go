@@ -297,10 +297,11 @@ func TestServerVersion(t *testing.T) {
 	}
 }
 
-// citusMonths is how many months the v2-citus variant has partitions for.
-func citusMonths() int {
-	o := v2Options(v2From)
-	v, _ := variant("v2-citus")
+// partitions is how many months variant name's test databases have
+// partitions for (v2Options' from and rowsOnly).
+func partitions(name string, from time.Time, rowsOnly bool) int {
+	o := v2Options(from, rowsOnly)
+	v, _ := variant(name)
 	v.Options(&o)
 	n := 0
 	for m := o.From; !m.After(o.Through); m = m.AddDate(0, 1, 0) {
@@ -317,18 +318,18 @@ func TestVariants(t *testing.T) {
 			|| ' 2024_02 ' || (to_regclass('topic_message_p2024_02') is not null)
 			|| ' trigger ' || (select count(*) from pg_trigger where tgrelid = 'topic_message'::regclass and not tgisinternal)
 			|| ' citus ' || exists (select 1 from pg_extension where extname = 'citus')`
-	months := func(from, to time.Time) int { return (to.Year()-from.Year())*12 + int(to.Month()-from.Month()) + 1 }
-	o := v2Options(v2From)
-	n := months(o.From, o.Through)
+	n := partitions(LayoutV2, v2From, false)
 	want := map[string]string{
 		LayoutV2:            fmt.Sprintf("%d default 0 2024_02 true trigger 1 citus false", n),
 		"v2-default":        fmt.Sprintf("%d default 1 2024_02 true trigger 1 citus false", n+1),
 		"v2-no-lookup":      fmt.Sprintf("%d default 0 2024_02 true trigger 0 citus false", n),
 		"v2-missing-months": fmt.Sprintf("%d default 0 2024_02 false trigger 1 citus false", n-3),
-		"v2-citus":          fmt.Sprintf("%d default 0 2024_02 true trigger 1 citus true", citusMonths()),
+		// On Citus, NewLayout's months are New's.
+		"v2-citus": fmt.Sprintf("%d default 0 2024_02 true trigger 1 citus true", partitions("v2-citus", v2From, true)),
+		// New's: the months test rows are in.
+		LayoutV2 + " rows": fmt.Sprintf("%d default 0 2024_02 true trigger 1 citus false", partitions(LayoutV2, v2From, true)),
 	}
-	recent := v2Options(recentFrom())
-	want[LayoutV2+" fresh"] = fmt.Sprintf("%d default 0 2024_02 false trigger 1 citus false", months(recent.From, recent.Through))
+	want[LayoutV2+" fresh"] = fmt.Sprintf("%d default 0 2024_02 false trigger 1 citus false", partitions(LayoutV2, recentFrom(), true))
 	check := func(t *testing.T, b *bun.DB, name string) {
 		t.Helper()
 		var got string
@@ -352,8 +353,14 @@ func TestVariants(t *testing.T) {
 		t.Parallel()
 		v, _ := variant(LayoutV2)
 		v.Fresh = true
-		_, b := newVariant(t, v, recentFrom())
+		_, b := newVariant(t, v, recentFrom(), true)
 		check(t, b, LayoutV2+" fresh")
+	})
+	t.Run("rows", func(t *testing.T) {
+		t.Parallel()
+		v, _ := variant(LayoutV2)
+		_, b := newVariant(t, v, v2From, true)
+		check(t, b, LayoutV2+" rows")
 	})
 }
 
@@ -363,7 +370,7 @@ func TestVariants(t *testing.T) {
 // checkpoints twice. Each copy is dropped in the background, as a test's is.
 func BenchmarkCopyV2(b *testing.B) {
 	v, _ := variant(LayoutV2)
-	tpl := templateDB(b, v, v2From)
+	tpl := templateDB(b, v, v2From, false)
 	admin := adminDB(b)
 	for _, strategy := range []string{"wal_log", "file_copy"} {
 		b.Run(strategy, func(b *testing.B) {

@@ -1,4 +1,4 @@
-package tests
+package codecheck
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 )
 
 // repoRoot is the repository's root, from this package's directory.
-const repoRoot = ".."
+const repoRoot = "../.."
 
 // TestReferenceCopies: the copies in docs/reference are the files its README
 // lists, with the hashes it lists, and the same as ../shared/reference when
@@ -90,7 +90,7 @@ func TestCitationsResolve(t *testing.T) {
 			}
 			return nil
 		}
-		if rel == "tests/docs_test.go" { // its patterns are not citations
+		if rel == "tests/codecheck/docs_test.go" { // its patterns are not citations
 			return nil
 		}
 		ext := filepath.Ext(path)

@@ -1,4 +1,4 @@
-package tests
+package codecheck
 
 import (
 	"fmt"
@@ -453,7 +453,7 @@ func checkSQLSafety(t *testing.T, overlay map[string]string) ([]string, int) {
 // files (by base name) added to its directory.
 func loadDB(t *testing.T, overlay map[string]string) *packages.Package {
 	t.Helper()
-	dir, err := filepath.Abs("../db")
+	dir, err := filepath.Abs(filepath.Join(repoRoot, "db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package tests
+package codecheck
 
 import (
 	"slices"
@@ -72,7 +72,7 @@ type imports struct{ code, tests map[string][]string }
 // loadImports reads the module's import graph.
 func loadImports(t *testing.T) imports {
 	t.Helper()
-	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedImports | packages.NeedFiles, Dir: "..", Tests: true}
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedImports | packages.NeedFiles, Dir: repoRoot, Tests: true}
 	pkgs, err := packages.Load(cfg, "./...")
 	if err != nil {
 		t.Fatal(err)

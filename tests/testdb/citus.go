@@ -125,27 +125,15 @@ func createCitus(tb testing.TB, template, options string) (name, url string) {
 	if err := c.CreateDatabase(ctx, name, template, options); err != nil {
 		tb.Fatalf("testdb: %v", err)
 	}
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := c.DropDatabase(ctx, name); err != nil {
-			tb.Logf("testdb: %v (left for the cluster's end)", err)
-		}
-	})
+	// Not dropped: the cluster is the process's own and goes when it ends,
+	// its databases with it (as on a throwaway cluster, createDatabase).
 	return name, c.URL(name)
 }
 
-// shutdownCitus drops the Citus templates and stops the cluster.
+// shutdownCitus stops the cluster, which takes its databases with it.
 func shutdownCitus() {
 	if citusCluster == nil {
 		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	for _, tpl := range citusBuilt {
-		if tpl.name != "" {
-			_ = citusCluster.DropDatabase(ctx, tpl.name)
-		}
 	}
 	citusBuilt = map[string]*template{}
 	if err := citusCluster.Stop(); err != nil {

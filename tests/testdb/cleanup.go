@@ -24,7 +24,9 @@ import (
 // drop checkpoints), which on a loaded machine took over a minute, and no
 // test should fail, or wait, for that. Drops run in the background, a few at
 // a time; Shutdown waits for them. What a process leaves when it dies, or
-// when a drop fails, the next test process sweeps when it starts.
+// when a drop fails, the next test process sweeps when it starts. On a
+// throwaway cluster of the process's own (and Citus's) nothing is dropped:
+// the cluster's end takes its databases with it.
 //
 // The sweep must never drop a database of a test process still running (on
 // a shared server, another package's, or another checkout's). Each process

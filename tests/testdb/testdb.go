@@ -656,7 +656,10 @@ func withUser(u, user, password string) (string, error) {
 // createDatabase creates the test's database as a copy of template ("":
 // template1), with options (say, "owner x") appended to CREATE DATABASE,
 // and drops it after the test's end, in the background (dropLater), then
-// runs after; it returns its name.
+// runs after; it returns its name. On the process's own throwaway cluster
+// nothing is dropped: the cluster goes when the process ends, its
+// databases with it, and a drop (a checkpoint, hundreds of files) would
+// only be work the tests beside it wait for.
 func createDatabase(tb testing.TB, template, options string, after ...string) string {
 	tb.Helper()
 	admin := adminDB(tb)
@@ -676,8 +679,18 @@ func createDatabase(tb testing.TB, template, options string, after ...string) st
 	if _, err := admin.ExecContext(ctx, stmt); err != nil {
 		tb.Fatalf("testdb: create database %s: %v", name, err)
 	}
-	tb.Cleanup(func() { dropLater(admin, name, after...) })
+	if !ownCluster() {
+		tb.Cleanup(func() { dropLater(admin, name, after...) })
+	}
 	return name
+}
+
+// ownCluster: the tests' server is the throwaway cluster this process
+// started (findServer), which Shutdown removes.
+func ownCluster() bool {
+	mu.Lock()
+	defer mu.Unlock()
+	return cluster != nil
 }
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
@@ -709,11 +722,12 @@ func withDatabase(u, name string) (string, error) {
 // Shutdown drops the v2 templates, waits for the background drops (up to
 // dropWait: what is left, the next process sweeps), releases the owner key,
 // closes the admin pool and stops the throwaway cluster, if one was
-// started. Databases of tests still running are lost with it.
+// started, which takes every database with it. Databases of tests still
+// running are lost with it.
 func Shutdown() {
 	mu.Lock()
 	for _, tpl := range templates {
-		if admin != nil && tpl.name != "" {
+		if admin != nil && tpl.name != "" && cluster == nil {
 			dropLater(admin, tpl.name)
 		}
 	}

@@ -22,8 +22,18 @@ type v1Reader struct {
 
 func (r *v1Reader) layout() Layout { return r.l }
 
-func (r *v1Reader) keptBytes() int64 { return 0 }
-func (r *v1Reader) mapBytes() int64  { return 0 }
+// next is r while the layout is the same.
+func (r *v1Reader) next(ctx context.Context, l Layout) (reader, error) {
+	if l == r.l {
+		return r, nil
+	}
+	return newReader(ctx, r.d, l, nil)
+}
+
+func (r *v1Reader) partitions() int        { return 0 }
+func (r *v1Reader) fallbacks(string) int64 { return 0 }
+func (r *v1Reader) keptBytes() int64       { return 0 }
+func (r *v1Reader) mapBytes() int64        { return 0 }
 
 func (r *v1Reader) latestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
 	rows := make([]model.TopicMessage, 0, len(topics))

@@ -163,9 +163,9 @@ func (p *v2Reader) pageWindows(ctx context.Context, f app.MessageFilter) ([]mode
 				return err
 			}, sliceSQL(shape, desc, wholeTable()), args...)
 			if w.why != whyTail {
-				p.d.counters.add(w.why, 1) // the map could not vouch for this stretch
+				p.state.fallbacks.add(w.why, 1) // the map could not vouch for this stretch
 			} else if len(out) > before {
-				p.d.counters.add(whyTail, 1)
+				p.state.fallbacks.add(whyTail, 1)
 				p.forget(int64(f.TopicID)) // the map is behind: learn it again next time
 			}
 		}

@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"mirrorql/app"
 	"mirrorql/model"
@@ -92,13 +94,28 @@ type v2Reader struct {
 	d            *DB
 	l            Layout
 	server       v2Server // plain PostgreSQL or a Citus coordinator (v2_server.go)
+	state        *v2State // what outlives the catalog
 	messages     partitionSet
 	transactions partitionSet
 
 	maps mapStore // each topic's windows (v2_topicmap.go)
 }
 
+// v2State is what the v2 readers of one database share, one after another
+// as its catalog is read anew (relearn, next): made with the first
+// (newReader), handed on to each that follows.
+type v2State struct {
+	mu        sync.Mutex // one reading of a changed catalog at a time
+	newest    *v2Reader  // the reader of the catalog read last (under mu)
+	fallbacks fallbackCounts
+	head      atomic.Int64 // the ledger's head the last live poll read (v2_live.go)
+}
+
 func (p *v2Reader) layout() Layout { return p.l }
+
+func (p *v2Reader) partitions() int { return len(p.messages.parts) }
+
+func (p *v2Reader) fallbacks(reason string) int64 { return p.state.fallbacks.count(reason) }
 
 // keptBytes: the topic maps, and the descriptions pgx keeps of the
 // statements made for partitions (sqltext.go's texts) on every connection,
@@ -124,7 +141,7 @@ func fresh[T any](ctx context.Context, p *v2Reader, read func(*v2Reader) (T, err
 	for attempt := 0; ; attempt++ {
 		v, err := read(p)
 		if (err == errStale || isUndefinedTable(err)) && attempt < 2 {
-			p.d.counters.add(whyStale, 1)
+			p.state.fallbacks.add(whyStale, 1)
 			if p, err = p.relearn(ctx); err != nil {
 				return v, err
 			}

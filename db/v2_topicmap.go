@@ -109,7 +109,7 @@ func (p *v2Reader) learnTopicMap(ctx context.Context, topic int64) (*topicMap, e
 			// the lookup lacks its rows. Learn from the partitions, rather
 			// than read every partition at every request.
 			lookup = false
-			p.d.counters.add(whyEmpty, 1)
+			p.state.fallbacks.add(whyEmpty, 1)
 		}
 	}
 	// A statement per probeChunk partitions: each holds a lock on every

@@ -187,11 +187,37 @@ func (p *v2Reader) next(ctx context.Context, l Layout) (reader, error) {
 	return q, nil
 }
 
+// errStale: the catalog no longer matches the database; read it again and
+// answer anew.
+var errStale = fmt.Errorf("partition catalog is stale")
+
+// staleTries is how many times fresh answers a read anew.
+const staleTries = 2
+
+// stale: err says that the catalog no longer matches the database.
+func stale(err error) bool { return err == errStale || isUndefinedTable(err) }
+
+// fresh runs read on the catalog, and again on a catalog read anew when
+// the database changed under it (a partition truncated, detached or
+// dropped): staleTries times at most.
+func fresh[T any](ctx context.Context, p *v2Reader, read func(*v2Reader) (T, error)) (T, error) {
+	for tries := 0; ; tries++ {
+		v, err := read(p)
+		if tries == staleTries || !stale(err) {
+			return v, err
+		}
+		if p, err = p.relearn(ctx); err != nil {
+			return v, err
+		}
+	}
+}
+
 // relearn reads the catalog again (a partition was added, detached or
-// truncated): the topic maps start afresh with it. Concurrent calls share
-// one reading.
+// truncated), counted as a stale fallback: the topic maps start afresh with
+// it. Concurrent calls share one reading.
 func (p *v2Reader) relearn(ctx context.Context) (*v2Reader, error) {
 	s := p.state
+	s.fallbacks.add(whyStale, 1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if cur := p.d.current.Load(); cur != nil && cur.reader != reader(p) {

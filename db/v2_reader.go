@@ -1,13 +1,8 @@
 package db
 
 import (
-	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
-
-	"mirrorql/app"
-	"mirrorql/model"
 )
 
 // v2Reader is the reader of the mirror node's v2 layout: topic_message and
@@ -35,9 +30,9 @@ import (
 //   - The topic map (v2_topicmap.go): which partitions hold which of one
 //     topic's sequence numbers and timestamps, from the topic's rows of
 //     topic_message_lookup or, where the importer does not keep it, probed
-//     from the partitions' indexes. Learned on first use and kept
-//     (v2_mapstore.go): the importer writes in consensus order, so what a
-//     map has seen does not change.
+//     from the partitions' indexes. Learned on first use and kept (its
+//     mapStore): the importer writes in consensus order, so what a map
+//     has seen does not change.
 //   - The windows: the map as a run of stretches of consensus time, in
 //     order, each read by one statement. A window names a partition where
 //     the map vouches for it; where it cannot (before the first segment, a
@@ -57,7 +52,7 @@ import (
 // March holds none of the topic's messages: no window, no statement.
 //
 // A read walks the windows in the order of its answer and stops once it has
-// its rows. Its statements, by shape:
+// its rows (a page plans its walk: planPage). Its statements, by shape:
 //
 //   - a page of one window: the page statement of v1 (message_pages.go)
 //     within the window's partition, prepared (sliceSQL); on the parent, the
@@ -81,7 +76,8 @@ import (
 // column on Citus). What differs on a Citus coordinator (transaction read
 // apart from topic_message, which it is not co-located with; the checks
 // below sent apart; the tail and the live poll bounded by time) is the
-// reader's server, a variant chosen with the layout (v2_server.go).
+// reader's server, a variant chosen with the layout (newReader,
+// v2_server.go).
 //
 // Staleness: a TRUNCATE (a database reset) gives every partition new
 // storage. A read by partition also returns the partition's filenode (on
@@ -89,7 +85,9 @@ import (
 // other than the catalog's, or a relation that is gone, has the catalog
 // read again (relearn) and the read answered anew on it (fresh), its maps
 // learned afresh. A page that comes back short without any such check
-// checks the catalog itself (checkCatalog).
+// checks the catalog itself (checkCatalog). What must outlive a catalog
+// (the counts of fallbacks, the live poll's head) is the readers' shared
+// v2State, not a reader's.
 type v2Reader struct {
 	d            *DB
 	l            Layout
@@ -125,28 +123,3 @@ func (p *v2Reader) keptBytes() int64 {
 }
 
 func (p *v2Reader) mapBytes() int64 { return p.maps.bytes() }
-
-func (p *v2Reader) messagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
-	return p.page(ctx, f)
-}
-
-// errStale: the catalog no longer matches the database; read it again and
-// answer anew.
-var errStale = fmt.Errorf("partition catalog is stale")
-
-// fresh runs read on the catalog, and again on a catalog read anew when
-// the database changed under it (a partition truncated, detached or
-// dropped): twice at most.
-func fresh[T any](ctx context.Context, p *v2Reader, read func(*v2Reader) (T, error)) (T, error) {
-	for attempt := 0; ; attempt++ {
-		v, err := read(p)
-		if (err == errStale || isUndefinedTable(err)) && attempt < 2 {
-			p.state.fallbacks.add(whyStale, 1)
-			if p, err = p.relearn(ctx); err != nil {
-				return v, err
-			}
-			continue
-		}
-		return v, err
-	}
-}

@@ -15,22 +15,6 @@ import (
 // and before the first it is the first held, so the differences count only
 // what the database holds even when its history of the topic starts later
 // than sequence number 1.
-const (
-	// latestMessagesSQL: the newest message of each topic, a backward step
-	// on the (topic_id, sequence_number) index each.
-	latestMessagesSQL = "SELECT " + messageColumnsM + " FROM unnest($1::bigint[]) AS k(topic_id) " +
-		"CROSS JOIN LATERAL (SELECT " + messageColumns + " FROM topic_message AS t WHERE t.topic_id = k.topic_id " +
-		"ORDER BY t.sequence_number DESC LIMIT 1) AS m"
-
-	// activitySQL: for each boundary, the first sequence number at or after
-	// it; 0 for every boundary of a topic without messages.
-	activitySQL = "WITH last AS (SELECT sequence_number FROM topic_message WHERE topic_id = $1 " +
-		"ORDER BY sequence_number DESC LIMIT 1) " +
-		"SELECT coalesce((SELECT t.sequence_number FROM topic_message AS t WHERE t.topic_id = $1 " +
-		"AND t.consensus_timestamp >= b.ts ORDER BY t.consensus_timestamp LIMIT 1), " +
-		"(SELECT sequence_number + 1 FROM last), 0) " +
-		"FROM unnest($2::bigint[]) WITH ORDINALITY AS b(ts, i) ORDER BY b.i"
-)
 
 // LatestMessages is the newest message of each topic that has one.
 func (d *DB) LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {

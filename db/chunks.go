@@ -19,15 +19,6 @@ const (
 	ChunkWindowMaxTotal = 1024
 )
 
-// chunksSQL: the chunked messages in each window ($1 topics, $2 lows, $3
-// highs), each row with the (1-based) index of its window; a range scan of
-// the (topic_id, sequence_number) index per window, never a scan of the
-// topic.
-const chunksSQL = "SELECT k.i, " + messageColumnsM + " " +
-	"FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS k(topic_id, lo, hi, i) " +
-	"CROSS JOIN LATERAL (SELECT " + messageColumns + " FROM topic_message " +
-	"WHERE topic_id = k.topic_id AND sequence_number BETWEEN k.lo AND k.hi AND chunk_num IS NOT NULL) AS m"
-
 // ChunkWindow is the sequence-number range searched for m's siblings.
 func ChunkWindow(m *model.TopicMessage) (lo, hi int64) {
 	clamp := func(v int32) int64 { return min(max(int64(v), 1), ChunkWindowMaxTotal) }

@@ -12,35 +12,40 @@
 // (the chunks of chunked messages), activity.go (a topic's latest message and
 // message counts), live.go (the live streams' poll), topics.go, schedules.go
 // and version.go (the schedules list's cache key). Each question file holds
-// the exported read and the plain statements it is made of.
+// the exported read and what both layouts' statements for it are made of.
 //
 // The layouts: the reads that differ between the mirror node's v1 layout
 // (plain tables) and its v2 layout (partitioned tables) are one small
-// interface, reader (reader.go), with one implementation per layout,
-// chosen by LearnLayout (layout.go, which finds out the layout) and held
-// behind an atomic pointer; no read asks which layout it is in.
-// v1_reader.go is v1's: a statement per question. The v2 reader is the
-// v2_*.go files, its model told once in v2_reader.go: v2_server.go (what
-// it does differently on plain PostgreSQL and on a Citus coordinator, a
-// variant chosen with the layout; Citus's in v2_citus.go), v2_catalog.go (the
-// partitions and the checks that the catalog is still current),
-// v2_topicmap.go (each topic's map of its partitions, and the windows a
-// read walks), v2_mapstore.go (where the maps are kept), v2_pages.go
-// (pages, runs of windows, chunks), v2_lookups.go (the point lookups and
-// their batches), v2_activity.go, v2_live.go (the live poll by partition)
-// and v2_fallbacks.go (the counts of reads the maps could not route).
-// pool.go's SetPlanMode is how each session plans its prepared statements
-// (generic plans, but on Citus).
+// interface, reader (reader.go), with one implementation per layout, chosen
+// by newReader (reader.go, the one place that tells the variants apart:
+// v1, v2 on PostgreSQL, v2 on Citus) when LearnLayout (layout.go) finds out
+// the layout, and held behind an atomic pointer; no read asks which layout
+// it is in. v1_reader.go is v1's, a statement per question, its statements
+// beside it in v1_statements.go. The v2 reader is the v2_*.go files, its
+// model told once in v2_reader.go, with v2State, what its readers hand on
+// from one catalog to the next (the fallback counts, the live poll's head).
+// Its parts: v2_server.go (what it does differently on plain PostgreSQL and
+// on a Citus coordinator; Citus's in v2_citus.go), v2_catalog.go (the
+// partitions, the checks that the catalog is still current, and reading it
+// anew), v2_topicmap.go (each topic's map of its partitions, the windows a
+// read walks, and the store that keeps them) and v2_fallbacks.go (the
+// counts of reads the maps could not route). Its questions, a file each:
+// v2_pages.go (a page: planned on the topic's windows, the plan run; the run
+// statements' blocks of partitions), v2_lookups.go (the point lookups and
+// their batches), v2_chunks.go, v2_activity.go (the latest messages and the
+// counts) and v2_live.go (the live poll by partition). pool.go's SetPlanMode
+// is how each session plans its prepared statements (generic plans, but on
+// Citus).
 //
 // Under them: scan.go reads rows into model values, sqltext.go turns model
-// values into SQL text and bound values. The connection plumbing: pool.go
-// opens the pool over pgx; exec.go, the one execution path, sends a fixed
-// statement, prepared or planned for its values, and makes its errors
-// app's; pipeline.go sends several at once (the v2 batches); coalesce.go
-// and point_lookups.go let concurrent point lookups share statements;
-// linger.go closes a connection only once the server's backend has gone;
-// health.go follows whether the database answers; migrate.go applies the
-// embedded schema (migrations/).
+// values into SQL text. The connection plumbing: pool.go opens the pool over
+// pgx; exec.go, the one execution path, sends a fixed statement, prepared or
+// planned for its values (arrays bound as text literals: int64Array), and
+// makes its errors app's; pipeline.go sends several at once (the v2
+// batches); coalesce.go and point_lookups.go let concurrent point lookups
+// share statements; linger.go closes a connection only once the server's
+// backend has gone; health.go follows whether the database answers;
+// migrate.go applies the embedded schema (migrations/).
 //
 // pool.go's Record hands every statement sent to a Recorder (stmtlog.Log,
 // which the tests count and the benchmark EXPLAINs). What the tests, the
@@ -51,6 +56,7 @@
 // every read to app's errors; layouts_test.go and default_partition_test.go
 // hold the v2 reads to the v1 ones; v2_catalog_test.go and explain_test.go
 // check the statements' plans, v2_citus_test.go their plans on a real Citus
-// cluster; the v2_*_internal_test.go files test the v2 reader's parts;
+// cluster; the v2_*_internal_test.go files test the v2 reader's parts
+// without a database (v2_pages_internal_test.go a page's plan);
 // export_test.go lets the tests choose a reader.
 package db

@@ -4,11 +4,13 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"mirrorql/app"
+	"mirrorql/model"
 )
 
 // rowSource is what scanning needs of a result (pgx's rows; tests hand in
@@ -95,6 +97,24 @@ func (d *DB) queryPgx(ctx context.Context, read func(rowSource) error, prepare b
 		return err
 	})
 }
+
+// int64Array is vs as a PostgreSQL array literal ("{1,2}"): a text value
+// bound to a bigint[] parameter, one the EXPLAIN tests can write as a
+// literal.
+func int64Array[T ~int64](vs []T) string {
+	b := make([]byte, 0, 2+len(vs)*20)
+	b = append(b, '{')
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(v), 10)
+	}
+	return string(append(b, '}'))
+}
+
+// notArray is the range's exclusion list as an int64Array.
+func notArray(r model.Range) string { return int64Array(r.Not) }
 
 // badConn is a connection-level failure: it is driver.ErrBadConn to
 // database/sql and to Unavailable, and prints as its cause.

@@ -109,20 +109,21 @@ func (d *DB) detectLayout(ctx context.Context, mode LookupMode) (Layout, error) 
 func (d *DB) Layout() Layout { return d.reader().layout() }
 
 // LearnLayout finds out the database's layout and, on v2, its partitions,
-// and has every statement from then on read accordingly: it chooses the
-// reader of the layout (reader.go). The service calls it at start and
-// whenever the database answers again after an outage; it logs the layout
-// when it differs from the one known before.
+// and has every statement from then on read accordingly: the reader of the
+// layout known before says which reader follows it (reader.go). The service
+// calls it at start and whenever the database answers again after an
+// outage; it logs the layout when it differs from the one known before.
 func (d *DB) LearnLayout(ctx context.Context, log *slog.Logger) (Layout, error) {
 	l, err := d.detectLayout(ctx, d.lookupMode)
 	if err != nil {
 		return Layout{}, err
 	}
-	next, err := d.readerFor(ctx, l)
+	cur := d.current.Load()
+	next, err := d.reader().next(ctx, l)
 	if err != nil {
 		return Layout{}, err
 	}
-	if cur := d.current.Load(); cur != nil && sameReader(cur.reader, next) {
+	if cur != nil && next == cur.reader {
 		// Nothing changed: keep the catalog read before, and with it the
 		// topic maps learned since (a new catalog starts them afresh, and
 		// every topic would be learned again each refresh).
@@ -133,14 +134,10 @@ func (d *DB) LearnLayout(ctx context.Context, log *slog.Logger) (Layout, error) 
 		if log == nil {
 			log = slog.Default()
 		}
-		parts := 0
-		if v2, ok := next.(*v2Reader); ok {
-			parts = len(v2.messages.parts)
-		}
 		log.Info("database layout", "layout", l.Name(), "topic_message_partitioned", l.MessagesPartitioned,
 			"transaction_partitioned", l.TransactionsPartitioned, "lookup_rows", l.LookupRows,
 			"sequence_unique", l.SequenceUnique, "citus", l.Citus, "use_lookup", l.UseLookup,
-			"topic_message_partitions", parts)
+			"topic_message_partitions", next.partitions())
 	}
 	return l, nil
 }

@@ -11,27 +11,26 @@ import (
 	"mirrorql/model"
 )
 
-// livePollSQL is the one statement the live poller sends per interval for
-// every subscribed topic at once. topic_message has no index on
-// consensus_timestamp alone, so the new messages are found as the mirror
-// node's shared poller finds them: on transaction's (type,
-// consensus_timestamp) index, ConsensusSubmitMessage (27) past the
-// watermark, SUCCESS (22), of the subscribed topics; each is then one probe
-// of topic_message's (topic_id, consensus_timestamp) index. The probe is a
-// LATERAL subquery with an ORDER BY (livePollEnd), which PostgreSQL does not
-// pull up into the join: a generic plan does not know the limit and takes
-// the walk for a tenth of every submit after any watermark, and a planner
-// that knows the CTE's columns (17 and later) then finds hashing those rows
-// against a sequential scan of topic_message cheaper than as many probes.
-// Kept a subquery, it has no join to choose. The ledger's head (the
-// newest transaction of any kind, a backward step on the primary key) comes
-// with it: it tells subscribers with an end time that no message before
-// that time can still arrive. The marks row is there even when no message
-// is, hence the LEFT JOIN; it counts the transactions walked, so that a walk
-// cut short by its limit is told from one that reached the head.
-const livePollSQL = livePollTx + "marks AS (SELECT (SELECT max(consensus_timestamp) FROM transaction) AS head," +
-	livePollMarks + livePollRead + "WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp" + livePollEnd
-
+// The live poll's statement, the one the live poller sends per interval for
+// every subscribed topic at once, is made of these pieces on either layout
+// (v1's livePollSQL, v2's livePollV2SQL and livePollNamedSQL, Citus's
+// livePollCitusSQL). topic_message has no index on consensus_timestamp
+// alone, so the new messages are found as the mirror node's shared poller
+// finds them: on transaction's (type, consensus_timestamp) index,
+// ConsensusSubmitMessage (27) past the watermark, SUCCESS (22), of the
+// subscribed topics; each is then one probe of topic_message's (topic_id,
+// consensus_timestamp) index. The probe is a LATERAL subquery with an ORDER
+// BY (livePollEnd), which PostgreSQL does not pull up into the join: a
+// generic plan does not know the limit and takes the walk for a tenth of
+// every submit after any watermark, and a planner that knows the CTE's
+// columns (17 and later) then finds hashing those rows against a sequential
+// scan of topic_message cheaper than as many probes. Kept a subquery, it has
+// no join to choose. The ledger's head (the newest transaction of any kind,
+// a backward step on the primary key) comes with it: it tells subscribers
+// with an end time that no message before that time can still arrive. The
+// marks row is there even when no message is, hence the LEFT JOIN; it
+// counts the transactions walked, so that a walk cut short by its limit is
+// told from one that reached the head.
 const (
 	livePollTx = "WITH tx AS MATERIALIZED (" +
 		"SELECT entity_id AS topic_id, consensus_timestamp FROM transaction" +

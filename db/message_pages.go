@@ -10,11 +10,9 @@ import (
 
 // A page of a topic's messages is one of a few fixed texts with parameters:
 // a filter of any mix of conditions is reduced to one range and one
-// exclusion list per column (model.RangeOf), so three shapes and two
-// directions serve every page. Each text comes in two forms that differ only
-// in where the topic comes from: $1 is the topic (REST, the live streams) or
-// an array of topics, each of which gets the same page in a LATERAL join
-// (GraphQL's Topic.messages for a page of topics).
+// exclusion list per column (model.RangeOf), so three shapes (the
+// conditions below) and two directions serve every page, on either layout
+// (v1's statements in v1_statements.go, v2's by partition in v2_pages.go).
 //
 // A page ordered by sequence number (only sequence numbers filtered) or by
 // consensus timestamp (no sequence number filtered) puts its range and
@@ -25,40 +23,10 @@ import (
 // sort, a wide one the timestamp index), which a generic plan cannot know:
 // those statements are planned for their values every time (queryPlanned).
 const (
-	pageOfTopic  = "SELECT " + messageColumns + " FROM topic_message WHERE topic_id = $1"
-	pageOfTopics = "SELECT " + messageColumnsM + " FROM unnest($1::bigint[]) AS k(id) CROSS JOIN LATERAL (" +
-		"SELECT " + messageColumns + " FROM topic_message WHERE topic_id = k.id"
-
 	pageSequenceRange  = " AND sequence_number BETWEEN $2 AND $3 AND sequence_number <> ALL ($4::bigint[])"
 	pageTimestampRange = " AND consensus_timestamp BETWEEN $2 AND $3 AND consensus_timestamp <> ALL ($4::bigint[])"
 	pageBothRanges     = pageSequenceRange +
 		" AND consensus_timestamp BETWEEN $5 AND $6 AND consensus_timestamp <> ALL ($7::bigint[])"
-
-	// pageOfTopics' rows: grouped by topic, each topic's in the page's order.
-	pagesBySequenceAsc   = ") AS m ORDER BY m.topic_id, m.sequence_number ASC"
-	pagesBySequenceDesc  = ") AS m ORDER BY m.topic_id, m.sequence_number DESC"
-	pagesByTimestampAsc  = ") AS m ORDER BY m.topic_id, m.consensus_timestamp ASC"
-	pagesByTimestampDesc = ") AS m ORDER BY m.topic_id, m.consensus_timestamp DESC"
-
-	messagePageBySequenceAsc   = pageOfTopic + pageSequenceRange + " ORDER BY sequence_number ASC LIMIT $5"
-	messagePageBySequenceDesc  = pageOfTopic + pageSequenceRange + " ORDER BY sequence_number DESC LIMIT $5"
-	messagePageByTimestampAsc  = pageOfTopic + pageTimestampRange + " ORDER BY consensus_timestamp ASC LIMIT $5"
-	messagePageByTimestampDesc = pageOfTopic + pageTimestampRange + " ORDER BY consensus_timestamp DESC LIMIT $5"
-	messagePageMixedAsc        = pageOfTopic + pageBothRanges + " ORDER BY consensus_timestamp ASC LIMIT $8"
-	messagePageMixedDesc       = pageOfTopic + pageBothRanges + " ORDER BY consensus_timestamp DESC LIMIT $8"
-
-	messagePagesBySequenceAsc = pageOfTopics + pageSequenceRange + " ORDER BY sequence_number ASC LIMIT $5" +
-		pagesBySequenceAsc
-	messagePagesBySequenceDesc = pageOfTopics + pageSequenceRange + " ORDER BY sequence_number DESC LIMIT $5" +
-		pagesBySequenceDesc
-	messagePagesByTimestampAsc = pageOfTopics + pageTimestampRange + " ORDER BY consensus_timestamp ASC LIMIT $5" +
-		pagesByTimestampAsc
-	messagePagesByTimestampDesc = pageOfTopics + pageTimestampRange + " ORDER BY consensus_timestamp DESC LIMIT $5" +
-		pagesByTimestampDesc
-	messagePagesMixedAsc = pageOfTopics + pageBothRanges + " ORDER BY consensus_timestamp ASC LIMIT $8" +
-		pagesByTimestampAsc
-	messagePagesMixedDesc = pageOfTopics + pageBothRanges + " ORDER BY consensus_timestamp DESC LIMIT $8" +
-		pagesByTimestampDesc
 )
 
 // MessagesOfTopic is one page of a topic's messages. Within a topic, sequence
@@ -82,20 +50,6 @@ func (d *DB) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f ap
 		return nil, fmt.Errorf("messages of %d topics: %w", len(topics), err)
 	}
 	return out, nil
-}
-
-// pageStatements are the page statements of an order, for one topic or for
-// an array of topics (many).
-func pageStatements(many bool, o model.Order) (bySeq, byTs, mixed string) {
-	switch {
-	case !many && o != model.Desc:
-		return messagePageBySequenceAsc, messagePageByTimestampAsc, messagePageMixedAsc
-	case !many:
-		return messagePageBySequenceDesc, messagePageByTimestampDesc, messagePageMixedDesc
-	case o != model.Desc:
-		return messagePagesBySequenceAsc, messagePagesByTimestampAsc, messagePagesMixedAsc
-	}
-	return messagePagesBySequenceDesc, messagePagesByTimestampDesc, messagePagesMixedDesc
 }
 
 // filterRanges reduces the filter's conditions; ok is false when they admit no message.

@@ -3,6 +3,8 @@ package db
 import (
 	"strings"
 	"testing"
+
+	"mirrorql/model"
 )
 
 // messageColumnsM spells out messageColumns with the m. alias by hand (a
@@ -52,4 +54,11 @@ func TestPageStatementsAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+func orderOf(desc bool) model.Order {
+	if desc {
+		return model.Desc
+	}
+	return model.Asc
 }

@@ -64,10 +64,7 @@ type DB struct {
 	// LearnLayout, when the reads are unlearned's, v1's.
 	current    atomic.Pointer[readerOf]
 	unlearned  *v1Reader
-	relearnMu  sync.Mutex // v2: one reading of a changed catalog at a time
 	lookupMode LookupMode
-	counters   Fallbacks
-	head       atomic.Int64 // the ledger's head the last live poll read (v2_live.go)
 }
 
 var (

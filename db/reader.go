@@ -10,14 +10,27 @@ import (
 // reader is what a question asks of the layout: the reads that differ
 // between the mirror node's v1 layout (v1Reader, v1_reader.go: plain tables,
 // a statement per question) and its v2 layout (v2Reader, v2_reader.go:
-// partitioned tables, read through each topic's map). LearnLayout chooses
-// one when it learns the layout, and again when the layout changes; the
-// exported reads call d.reader() and never ask which layout they are in.
+// partitioned tables, read through each topic's map). newReader chooses
+// one when LearnLayout first learns the layout, and each reader then says
+// which follows it when the layout is learned again (next); the exported
+// reads call d.reader() and never ask which layout they are in.
 // Errors come back unwrapped but where a method says otherwise: the
 // exported read names the question.
 type reader interface {
 	// layout is the layout the reader was chosen for.
 	layout() Layout
+	// next is the reader of layout l, just learned (LearnLayout), to follow
+	// this one: this one itself when neither l nor what it read of the
+	// database (v2: the catalog) changed, so that what it learned since (v2:
+	// the topic maps) is kept; else newReader's, handed what outlives a
+	// catalog (v2: v2State).
+	next(ctx context.Context, l Layout) (reader, error)
+	// partitions is how many partitions of topic_message the reader reads
+	// by name (logged with the layout).
+	partitions() int
+	// fallbacks is how many of its reads fell back for reason (Fallbacks;
+	// none on v1).
+	fallbacks(reason string) int64
 
 	messagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error)
 	messagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error)
@@ -61,26 +74,24 @@ func (d *DB) reader() reader {
 	return d.unlearned
 }
 
-// readerFor is the reader of layout l, its catalog read from d: v2's on
-// partitioned tables, and on Citus, where the v1 batches would be
-// multi-shard statements (without partitions every read is then one
-// topic's, from the tables themselves).
-func (d *DB) readerFor(ctx context.Context, l Layout) (reader, error) {
-	if !l.Partitioned() && !l.Citus {
+// newReader is the reader of layout l, the one place that chooses among the
+// variants: v1's on plain tables; v2's on partitioned tables, on one
+// PostgreSQL server (postgresServer) or on a Citus coordinator
+// (citusServer), and on Citus without partitions too, where the v1 batches
+// would be multi-shard statements (every read is then one topic's, from the
+// tables themselves). carried is the state of the v2 readers before it (nil:
+// none), which a v2 reader goes on with.
+func newReader(ctx context.Context, d *DB, l Layout, carried *v2State) (reader, error) {
+	var server v2Server = postgresServer{}
+	switch {
+	case l.Citus:
+		server = citusServer{}
+	case !l.Partitioned():
 		return &v1Reader{d: d, l: l}, nil
 	}
-	return d.loadPartitions(ctx, l)
-}
-
-// sameReader: b reads the same layout as a, from the same catalog.
-func sameReader(a, b reader) bool {
-	switch a := a.(type) {
-	case *v1Reader:
-		b, ok := b.(*v1Reader)
-		return ok && a.l == b.l
-	case *v2Reader:
-		b, ok := b.(*v2Reader)
-		return ok && a.sameCatalog(b)
+	p, err := newV2Reader(ctx, d, l, server, carried)
+	if err != nil {
+		return nil, err
 	}
-	return false
+	return p, nil
 }

@@ -1,16 +1,15 @@
 package db
 
 import (
-	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"mirrorql/model"
 )
 
-// SQL text and parameter values made from model values. The query layer's
-// statements are fixed texts; what varies is chosen among constants here
-// (comparison, direction) or travels as a bound value (int64Array).
+// SQL text made from model values. The query layer's statements are fixed
+// texts; what varies is chosen among constants here (comparison) or travels
+// as a bound value (exec.go).
 
 // comparison is the SQL operator of a query operator.
 func comparison(o model.Operator) string {
@@ -29,14 +28,6 @@ func comparison(o model.Operator) string {
 	return "="
 }
 
-// direction is the SQL keyword of a sort order.
-func direction(o model.Order) string {
-	if o == model.Desc {
-		return "DESC"
-	}
-	return "ASC"
-}
-
 // prefixed qualifies each column of a comma-separated list.
 func prefixed(alias, columns string) string {
 	out := make([]byte, 0, len(columns)+32)
@@ -49,24 +40,6 @@ func prefixed(alias, columns string) string {
 	}
 	return string(out)
 }
-
-// int64Array is vs as a PostgreSQL array literal ("{1,2}"): a text value
-// bound to a bigint[] parameter, one the EXPLAIN tests can write as a
-// literal.
-func int64Array[T ~int64](vs []T) string {
-	b := make([]byte, 0, 2+len(vs)*20)
-	b = append(b, '{')
-	for i, v := range vs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, int64(v), 10)
-	}
-	return string(append(b, '}'))
-}
-
-// notArray is the range's exclusion list as an int64Array.
-func notArray(r model.Range) string { return int64Array(r.Not) }
 
 // texts keeps the statement texts made for each key of one kind (a
 // partition, a shape and direction, ...): made once, then the same string,

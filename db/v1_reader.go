@@ -10,11 +10,9 @@ import (
 )
 
 // v1Reader is the reader of the mirror node's v1 layout: plain tables, each
-// question one statement, a batch one statement over unnest(…). Its
-// statements are the constants next to each question (activity.go,
-// chunks.go, live.go, message_pages.go, messages.go), of which the v2
-// reader's statements are made. It is also the reader before the layout is
-// learned: on either layout its answers are right.
+// question one statement, a batch one statement over unnest(…), its
+// statements beside it in v1_statements.go. It is also the reader before
+// the layout is learned: on either layout its answers are right.
 type v1Reader struct {
 	d *DB
 	l Layout
@@ -22,8 +20,18 @@ type v1Reader struct {
 
 func (r *v1Reader) layout() Layout { return r.l }
 
-func (r *v1Reader) keptBytes() int64 { return 0 }
-func (r *v1Reader) mapBytes() int64  { return 0 }
+// next is r while the layout is the same.
+func (r *v1Reader) next(ctx context.Context, l Layout) (reader, error) {
+	if l == r.l {
+		return r, nil
+	}
+	return newReader(ctx, r.d, l, nil)
+}
+
+func (r *v1Reader) partitions() int        { return 0 }
+func (r *v1Reader) fallbacks(string) int64 { return 0 }
+func (r *v1Reader) keptBytes() int64       { return 0 }
+func (r *v1Reader) mapBytes() int64        { return 0 }
 
 func (r *v1Reader) latestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
 	rows := make([]model.TopicMessage, 0, len(topics))
@@ -129,6 +137,20 @@ func (r *v1Reader) messagePage(ctx context.Context, f app.MessageFilter, topics 
 		return r.d.query(ctx, read, byTs, topic, ts.Lo, ts.Hi, notArray(ts), limit)
 	}
 	return r.d.queryPlanned(ctx, read, mixed, topic, seq.Lo, seq.Hi, notArray(seq), ts.Lo, ts.Hi, notArray(ts), limit)
+}
+
+// pageStatements are the page statements of an order, for one topic or for
+// an array of topics (many).
+func pageStatements(many bool, o model.Order) (bySeq, byTs, mixed string) {
+	switch {
+	case !many && o != model.Desc:
+		return messagePageBySequenceAsc, messagePageByTimestampAsc, messagePageMixedAsc
+	case !many:
+		return messagePageBySequenceDesc, messagePageByTimestampDesc, messagePageMixedDesc
+	case o != model.Desc:
+		return messagePagesBySequenceAsc, messagePagesByTimestampAsc, messagePagesMixedAsc
+	}
+	return messagePagesBySequenceDesc, messagePagesByTimestampDesc, messagePagesMixedDesc
 }
 
 func (r *v1Reader) messageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {

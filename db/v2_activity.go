@@ -2,8 +2,10 @@ package db
 
 import (
 	"context"
+	"math"
 	"slices"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -30,6 +32,21 @@ func activityBoundsSQL(block partition) string {
 			" ORDER BY t.consensus_timestamp LIMIT 1), -1) " +
 			"FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS b(lo, hi, i)"
 	})
+}
+
+// blockOf is runBlockOf for the partitions holding [lo, hi), or that one
+// partition's bounds when one holds it all: a plan of that partition alone
+// has no partitions to prune again at each probe (the last days'
+// activity, say).
+func (s *partitionSet) blockOf(lo, hi int64) partition {
+	first, last := s.find(lo), s.find(hi-1)
+	switch {
+	case first < 0 || last < 0:
+		return *wholeTable()
+	case first == last:
+		return s.parts[first]
+	}
+	return runBlockOf(s.parts, first, last)
 }
 
 // activityKey names an activity statement's text: its block's bounds and
@@ -151,4 +168,32 @@ func (p *v2Reader) activityWindows(ctx context.Context, topic model.EntityID, bo
 		firsts[i] = last.SequenceNumber + 1
 	}
 	return firsts, nil
+}
+
+// latestMessages is LatestMessages on the v2 layout, a topic at a time.
+func (p *v2Reader) latestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
+	out := make(map[model.EntityID]*model.TopicMessage, len(topics))
+	for _, t := range topics {
+		m, err := p.latest(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			out[t] = m
+		}
+	}
+	return out, nil
+}
+
+// latest is the newest message of a topic (nil when it has none): the
+// newest windows first. The condition on the sequence number, true of every
+// message, makes it the by-sequence page, which walks the (topic_id,
+// sequence_number) index backward as v1's latestMessagesSQL does.
+func (p *v2Reader) latest(ctx context.Context, topic model.EntityID) (*model.TopicMessage, error) {
+	rows, err := p.messagesOfTopic(ctx, app.MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc,
+		SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: math.MinInt64}}})
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0], nil
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -11,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"mirrorql/app"
 )
 
 // The catalog of the v2 layout (v2_reader.go): each partitioned table's
@@ -137,47 +140,105 @@ func (d *DB) loadPartitionSet(ctx context.Context, server v2Server, table string
 	return s, nil
 }
 
-// loadPartitions reads the catalog of a v2 database. Its statements go
-// through bun rather than run, so their errors are made app's here (a read
-// that finds the catalog stale reads it again, relearn).
-func (d *DB) loadPartitions(ctx context.Context, l Layout) (*v2Reader, error) {
-	p := &v2Reader{d: d, l: l, server: v2ServerFor(l)}
+// newV2Reader is the reader of a v2 database's catalog on server, the
+// newest of the readers that share state (nil: the first, which makes it).
+func newV2Reader(ctx context.Context, d *DB, l Layout, server v2Server, state *v2State) (*v2Reader, error) {
+	if state == nil {
+		state = &v2State{}
+	}
+	state.mu.Lock()
+	defer state.mu.Unlock()
+	p, err := state.read(ctx, d, l, server)
+	if err != nil {
+		return nil, err
+	}
+	state.newest = p
+	return p, nil
+}
+
+// read reads the catalog into a reader that shares s. Under s.mu. Its
+// statements go through bun rather than run, so their errors are made app's
+// here.
+func (s *v2State) read(ctx context.Context, d *DB, l Layout, server v2Server) (*v2Reader, error) {
+	p := &v2Reader{d: d, l: l, server: server, state: s}
 	var err error
-	if p.messages, err = d.loadPartitionSet(ctx, p.server, "topic_message", l.MessagesPartitioned); err != nil {
+	if p.messages, err = d.loadPartitionSet(ctx, server, "topic_message", l.MessagesPartitioned); err != nil {
 		return nil, failed(err)
 	}
-	if p.transactions, err = d.loadPartitionSet(ctx, p.server, "transaction", l.TransactionsPartitioned); err != nil {
+	if p.transactions, err = d.loadPartitionSet(ctx, server, "transaction", l.TransactionsPartitioned); err != nil {
 		return nil, failed(err)
 	}
 	return p, nil
 }
 
-// sameCatalog: q has the same layout and the same partitions as p (names,
-// bounds, storage and whether they were ever written).
-func (p *v2Reader) sameCatalog(q *v2Reader) bool {
-	return p.l == q.l && slices.Equal(p.messages.parts, q.messages.parts) &&
-		slices.Equal(p.transactions.parts, q.transactions.parts)
-}
-
-// relearn reads the catalog again (a partition was added, detached or
-// truncated): the topic maps start afresh with it. Concurrent calls share
-// one reading.
-func (p *v2Reader) relearn(ctx context.Context) (*v2Reader, error) {
-	d := p.d
-	d.relearnMu.Lock()
-	defer d.relearnMu.Unlock()
-	if cur := d.current.Load(); cur != nil && cur.reader != reader(p) {
-		if next, ok := cur.reader.(*v2Reader); ok {
-			return next, nil // someone else read it meanwhile
-		}
-		// LearnLayout found the v1 layout meanwhile: finish on its empty catalog
-		return &v2Reader{d: d, l: cur.layout(), server: v2ServerFor(cur.layout())}, nil
+// next is p while the layout and the catalog are unchanged (the same
+// partitions: names, bounds, storage and whether they were ever written),
+// else the reader of the new catalog, or of the new layout.
+func (p *v2Reader) next(ctx context.Context, l Layout) (reader, error) {
+	if l != p.l {
+		return newReader(ctx, p.d, l, p.state)
 	}
-	next, err := d.loadPartitions(ctx, p.l)
+	s := p.state
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q, err := s.read(ctx, p.d, l, p.server)
 	if err != nil {
 		return nil, err
 	}
-	d.current.Store(&readerOf{next})
+	if slices.Equal(p.messages.parts, q.messages.parts) && slices.Equal(p.transactions.parts, q.transactions.parts) {
+		return p, nil
+	}
+	s.newest = q
+	return q, nil
+}
+
+// errStale: the catalog no longer matches the database; read it again and
+// answer anew. It is app's already (failed): a read that still finds the
+// catalog stale after reading it again fails as a statement does.
+var errStale error = &app.Unavailable{Cause: errors.New("partition catalog is stale")}
+
+// staleTries is how many times fresh answers a read anew.
+const staleTries = 2
+
+// stale: err says that the catalog no longer matches the database.
+func stale(err error) bool { return err == errStale || isUndefinedTable(err) }
+
+// fresh runs read on the catalog, and again on a catalog read anew when
+// the database changed under it (a partition truncated, detached or
+// dropped): staleTries times at most.
+func fresh[T any](ctx context.Context, p *v2Reader, read func(*v2Reader) (T, error)) (T, error) {
+	for tries := 0; ; tries++ {
+		v, err := read(p)
+		if tries == staleTries || !stale(err) {
+			return v, err
+		}
+		if p, err = p.relearn(ctx); err != nil {
+			return v, err
+		}
+	}
+}
+
+// relearn reads the catalog again (a partition was added, detached or
+// truncated), counted as a stale fallback: the topic maps start afresh with
+// it. Concurrent calls share one reading.
+func (p *v2Reader) relearn(ctx context.Context) (*v2Reader, error) {
+	s := p.state
+	s.fallbacks.add(whyStale, 1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur := p.d.current.Load(); cur != nil && cur.reader != reader(p) {
+		if cur.reader == reader(s.newest) {
+			return s.newest, nil // someone else read it meanwhile
+		}
+		// LearnLayout found the v1 layout meanwhile: finish on its empty catalog
+		return &v2Reader{d: p.d, l: cur.layout(), server: p.server, state: s}, nil
+	}
+	next, err := s.read(ctx, p.d, p.l, p.server)
+	if err != nil {
+		return nil, err
+	}
+	s.newest = next
+	p.d.current.Store(&readerOf{next})
 	return next, nil
 }
 

@@ -83,7 +83,7 @@ func (citusServer) messageByTimestamp(ctx context.Context, p *v2Reader, ts model
 	if len(topics) != 1 {
 		return nil, app.ErrNotFound
 	}
-	rows, err := p.page(ctx, app.MessageFilter{TopicID: model.EntityID(topics[0]), Limit: 2,
+	rows, err := p.messagesOfTopic(ctx, app.MessageFilter{TopicID: model.EntityID(topics[0]), Limit: 2,
 		Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpEq, Value: ts}}})
 	if err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ const livePollV2SQL = livePollTx + "marks AS (SELECT (SELECT max(consensus_times
 func (p *v2Reader) livePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, r *livePollRows) error {
 	d := p.d
 	var err error
-	floor := d.head.Load()
+	floor := p.state.head.Load()
 	if named := p.server.livePollNamed(p, int64(after), floor, time.Now().UnixNano()); named != "" {
 		err = d.query(ctx, r.read, named, int64(after), int64Array(topics), int64(limit), floor)
 	} else {
@@ -38,7 +38,7 @@ func (p *v2Reader) livePoll(ctx context.Context, after model.Timestamp, topics [
 		err = d.queryPlanned(ctx, r.read, p.server.livePollPlanned(), int64(after), int64Array(topics), int64(limit), int64(math.MinInt64))
 	}
 	if err == nil && r.headFound {
-		d.head.Store(int64(r.poll.Head))
+		p.state.head.Store(int64(r.poll.Head))
 	}
 	return err
 }

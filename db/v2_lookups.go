@@ -32,7 +32,7 @@ func (p *v2Reader) messageBySequence(ctx context.Context, topic model.EntityID, 
 			return &ms[0], nil
 		}
 	}
-	rows, err := p.page(ctx, app.MessageFilter{TopicID: topic, Limit: 2,
+	rows, err := p.messagesOfTopic(ctx, app.MessageFilter{TopicID: topic, Limit: 2,
 		SequenceNumber: []model.Condition[int64]{{Op: model.OpEq, Value: seq}}})
 	if err != nil {
 		return nil, err
@@ -169,19 +169,6 @@ func (p *v2Reader) messagesByTimestampPiped(ctx context.Context, stamps []model.
 	return out, nil
 }
 
-// latest is the newest message of a topic (nil when it has none): the
-// newest windows first. The condition on the sequence number, true of every
-// message, makes it the by-sequence page, which walks the (topic_id,
-// sequence_number) index backward as v1's latestMessagesSQL does.
-func (p *v2Reader) latest(ctx context.Context, topic model.EntityID) (*model.TopicMessage, error) {
-	rows, err := p.page(ctx, app.MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc,
-		SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: math.MinInt64}}})
-	if err != nil || len(rows) == 0 {
-		return nil, err
-	}
-	return &rows[0], nil
-}
-
 // bySequenceBatchSQL is messagesBySequenceSQL within one partition.
 func bySequenceBatchSQL(part *partition) string { return batchTexts.of(part) }
 
@@ -316,21 +303,6 @@ func batchV2[K comparable](ctx context.Context, keys []K, one func(context.Conte
 			return nil, err
 		}
 		out[k] = m
-	}
-	return out, nil
-}
-
-// latestMessages is LatestMessages on the v2 layout, a topic at a time.
-func (p *v2Reader) latestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
-	out := make(map[model.EntityID]*model.TopicMessage, len(topics))
-	for _, t := range topics {
-		m, err := p.latest(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		if m != nil {
-			out[t] = m
-		}
 	}
 	return out, nil
 }

@@ -10,6 +10,285 @@ import (
 	"mirrorql/model"
 )
 
+// A page of a topic's messages on the v2 layout (v2_reader.go tells the
+// model): its filter as the statements take it (pageQueryOf), planned on the
+// topic's windows (planPage: which windows, and which statement reads
+// each), the plan run statement by statement (runPage).
+
+// messagesOfTopic is MessagesOfTopic on the v2 layout, answered anew on a
+// catalog read again when the database changed under it, as fresh does:
+// its loop written out, so that the page reads straight down from here to
+// its statements.
+func (p *v2Reader) messagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
+	for tries := 0; ; tries++ {
+		rows, err := p.pageOf(ctx, &f)
+		if tries == staleTries || !stale(err) {
+			return rows, err
+		}
+		if p, err = p.relearn(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// pageOf plans f's page on the topic's windows and runs the plan.
+func (p *v2Reader) pageOf(ctx context.Context, f *app.MessageFilter) ([]model.TopicMessage, error) {
+	q, ok := pageQueryOf(f)
+	if !ok {
+		return []model.TopicMessage{}, nil
+	}
+	ws, err := p.topicWindows(ctx, q.topic)
+	if err != nil {
+		return nil, err
+	}
+	var buf [8]window // most pages read one or two windows: on the stack
+	pl := planPage(&q, ws, buf[:0])
+	return p.runPage(ctx, &q, &pl)
+}
+
+// pageQuery is a page's filter as its statements take it: a shape, an
+// order, a range and an exclusion list per column, a limit.
+type pageQuery struct {
+	topic         int64
+	shape         pageShape
+	desc          bool
+	seq, ts       model.Range
+	seqNot, tsNot string // the exclusion lists the shape binds, as bound (notArray)
+	limit         int
+}
+
+// pageQueryOf is f's page as a query; false when f admits no message, or
+// asks for none.
+func pageQueryOf(f *app.MessageFilter) (pageQuery, bool) {
+	seq, ts, ok := filterRanges(f)
+	if !ok || f.Limit <= 0 {
+		return pageQuery{}, false
+	}
+	q := pageQuery{topic: int64(f.TopicID), shape: shapeMixed, desc: f.Order == model.Desc, seq: seq, ts: ts, limit: f.Limit}
+	switch {
+	case filterBySequence(f):
+		q.shape = shapeSequence
+	case len(f.SequenceNumber) == 0:
+		q.shape = shapeTimestamp
+	}
+	if q.shape != shapeTimestamp {
+		q.seqNot = notArray(seq)
+	}
+	if q.shape != shapeSequence {
+		q.tsNot = notArray(ts)
+	}
+	return q, true
+}
+
+// pagePlan is how a page is read: the windows of the topic's map that may
+// hold its rows, in the page's order, which next cuts into statements as
+// the rows come, then perhaps a check of the catalog. (Apart from the
+// query, whose values escape to the statements, so that the windows can
+// stay on the caller's stack.)
+type pagePlan struct {
+	todo  []window
+	limit int
+	// vouched: the page needs no check of the catalog, as one window over
+	// everything needs no map to be right, or once a statement by a
+	// partition's name found rows (it returned the partition's check).
+	vouched  bool
+	lastPart int32 // the partition read last by its name (-1: none)
+}
+
+// planPage plans q's page on the topic's windows ws, appending those that
+// may hold its rows, in its order, to todo.
+func planPage(q *pageQuery, ws, todo []window) pagePlan {
+	for n := range ws {
+		w := ws[n]
+		if q.desc {
+			w = ws[len(ws)-1-n]
+		}
+		if w.overlaps(q.seq, q.ts) {
+			todo = append(todo, w)
+		}
+	}
+	return pagePlan{todo: todo, limit: q.limit, vouched: len(ws) == 1 && ws[0].why == whyEmpty, lastPart: -1}
+}
+
+// stepKind is what a statement of a plan reads.
+type stepKind uint8
+
+const (
+	// stepPartition: one window, by its partition (sliceSQL).
+	stepPartition stepKind = iota
+	// stepRun: several windows too small to fill the page alone (a sparse
+	// topic), in one statement on the parent table (runSQL).
+	stepRun
+	// stepCheck: no window; the check of a partition's storage
+	// (checkCatalog).
+	stepCheck
+	// stepParent: one window the map cannot name a partition for, on the
+	// parent table between its bounds (sliceSQL of wholeTable), planned for
+	// them.
+	stepParent
+)
+
+// pageStep is one statement of a plan.
+type pageStep struct {
+	kind        stepKind
+	first, last int32 // the partitions it reads or checks (indexes into the catalog)
+	why         why   // stepParent: what the map could not vouch for
+	lo, hi      int64 // the stretch of consensus time it reads
+	limit       int64 // the rows it may return: those the page still needs
+}
+
+// next is the plan's next statement once the page has read rows (found:
+// the last statement read rows by a partition's name): the next windows',
+// while the page needs rows and windows are left; then the catalog's check
+// when the page came back short and no statement vouched that the map is
+// current (an incomplete page may be missing what a stale map sent
+// nowhere). False when none is left.
+func (pl *pagePlan) next(read int, found bool) (pageStep, bool) {
+	pl.vouched = pl.vouched || found
+	remaining := int64(pl.limit - read)
+	switch {
+	case remaining <= 0:
+		return pageStep{}, false
+	case len(pl.todo) == 0 && pl.vouched:
+		return pageStep{}, false
+	case len(pl.todo) == 0:
+		pl.vouched = true // checked once
+		return pageStep{kind: stepCheck, first: pl.lastPart, last: pl.lastPart}, true
+	}
+	w, n := pl.todo[0], runOf(pl.todo, remaining)
+	s := pageStep{first: w.part, last: w.part, why: w.why, lo: w.lo, hi: w.hi, limit: remaining}
+	switch {
+	case n > 1:
+		s.kind = stepRun
+		for _, w := range pl.todo[1:n] {
+			s.first, s.last = min(s.first, w.part), max(s.last, w.part)
+			s.lo, s.hi = min(s.lo, w.lo), max(s.hi, w.hi)
+		}
+	case w.part >= 0:
+		s.kind = stepPartition
+		pl.lastPart = w.part
+	default:
+		s.kind = stepParent
+	}
+	pl.todo = pl.todo[n:]
+	return s, true
+}
+
+// args are the values of step s's statement: the shape's, then for a
+// statement on the parent the bounds of the stretch it reads.
+func (q *pageQuery) args(s pageStep) []any {
+	args := make([]any, 0, 10)
+	args = append(args, q.topic)
+	switch q.shape {
+	case shapeSequence:
+		args = append(args, q.seq.Lo, q.seq.Hi, q.seqNot, s.limit)
+	case shapeTimestamp:
+		args = append(args, q.ts.Lo, q.ts.Hi, q.tsNot, s.limit)
+	default:
+		args = append(args, q.seq.Lo, q.seq.Hi, q.seqNot, q.ts.Lo, q.ts.Hi, q.tsNot, s.limit)
+	}
+	if s.kind != stepPartition {
+		args = append(args, s.lo, s.hi)
+	}
+	return args
+}
+
+// runPage sends the plan's statements one after another, reading their rows
+// into the page. A statement by a partition's name returns its check,
+// which vouches that the catalog is current (readChecked); a window on the
+// parent is counted as a fallback, and a tail that held rows has the
+// topic's map forgotten (it is behind: learned again next time).
+func (p *v2Reader) runPage(ctx context.Context, q *pageQuery, pl *pagePlan) ([]model.TopicMessage, error) {
+	r := &pageRows{out: make([]model.TopicMessage, 0, min(pl.limit, 128))}
+	found := false
+	for {
+		s, ok := pl.next(len(r.out), found)
+		if !ok {
+			return r.out, nil
+		}
+		before := len(r.out)
+		var err error
+		switch s.kind {
+		case stepPartition:
+			part := &p.messages.parts[s.first]
+			err = p.readChecked(ctx, piped{sql: sliceSQL(q.shape, q.desc, part), args: q.args(s), read: r.read}, part, r)
+		case stepRun:
+			block := runBlockOf(p.messages.parts, int(s.first), int(s.last))
+			err = p.readChecked(ctx, piped{sql: runSQL(q.shape, q.desc, block), args: q.args(s), read: r.read}, &block, r)
+		case stepCheck:
+			err = p.checkCatalog(ctx, s.first)
+		default:
+			sql, args := sliceSQL(q.shape, q.desc, wholeTable()), q.args(s)
+			err = p.d.queryPlanned(ctx, r.read, sql, args...)
+			if s.why != whyTail {
+				p.state.fallbacks.add(s.why, 1) // the map could not vouch for this stretch
+			} else if len(r.out) > before {
+				p.state.fallbacks.add(whyTail, 1)
+				p.forget(q.topic)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		found = s.kind != stepParent && len(r.out) > before
+	}
+}
+
+// pageRows are a page's rows as its statements read them, the first column
+// of each (a partition's check) into check.
+type pageRows struct {
+	out   []model.TopicMessage
+	check int64
+}
+
+func (r *pageRows) read(rows rowSource) (err error) {
+	r.out, err = scanMessageRows(rows, r.out, []any{&r.check}, nil)
+	return err
+}
+
+// readChecked sends a statement that reads through partition part (a
+// window's, or a run's block) with its check (v2Server.checked): rows read
+// from a partition whose storage is not the catalog's (a reset) are
+// errStale.
+func (p *v2Reader) readChecked(ctx context.Context, read piped, part *partition, r *pageRows) error {
+	before := len(r.out)
+	if err := p.server.checked(ctx, p.d, []piped{read}, []*partition{part}, []*int64{&r.check}); err != nil {
+		return err
+	}
+	if len(r.out) > before && r.check != part.filenode {
+		return errStale
+	}
+	return nil
+}
+
+// checkCatalog is errStale when the partition (the first one when part < 0)
+// was truncated or detached since the catalog was read.
+func (p *v2Reader) checkCatalog(ctx context.Context, part int32) error {
+	parts := p.messages.parts
+	if len(parts) == 0 {
+		return nil
+	}
+	if part < 0 {
+		part = 0
+	}
+	var check int64
+	read := func(rows rowSource) error {
+		for rows.Next() {
+			if err := rows.Scan(&check); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
+	if err := p.d.query(ctx, read, checkPartitionSQL, parts[part].name); err != nil {
+		return err
+	}
+	if check != parts[part].filenode {
+		return errStale
+	}
+	return nil
+}
+
 // pageShape is one of the page statements' condition sets (message_pages.go).
 type pageShape int
 
@@ -37,6 +316,14 @@ func order(desc bool) model.Order {
 		return model.Desc
 	}
 	return model.Asc
+}
+
+// direction is the SQL keyword of a sort order.
+func direction(o model.Order) string {
+	if o == model.Desc {
+		return "DESC"
+	}
+	return "ASC"
 }
 
 type sliceKey struct {
@@ -68,127 +355,11 @@ func sliceSQL(shape pageShape, desc bool, p *partition) string {
 	})
 }
 
-// page is MessagesOfTopic on the v2 layout.
-func (p *v2Reader) page(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
-	return fresh(ctx, p, func(p *v2Reader) ([]model.TopicMessage, error) { return p.pageWindows(ctx, f) })
-}
-
-func (p *v2Reader) pageWindows(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
-	seq, ts, ok := filterRanges(&f)
-	if !ok || f.Limit <= 0 {
-		return []model.TopicMessage{}, nil
-	}
-	shape := shapeMixed
-	switch {
-	case filterBySequence(&f):
-		shape = shapeSequence
-	case len(f.SequenceNumber) == 0:
-		shape = shapeTimestamp
-	}
-	ws, err := p.topicWindows(ctx, int64(f.TopicID))
-	if err != nil {
-		return nil, err
-	}
-	parts := p.messages.parts
-	desc := f.Order == model.Desc
-	out := make([]model.TopicMessage, 0, min(f.Limit, 128))
-	checked := len(ws) == 1 && ws[0].why == whyEmpty // one window over everything needs no map to be right
-	lastPart := -1
-	// the windows that may hold the page's rows, in the page's order (most
-	// pages have one or two: on the stack)
-	var buf [8]window
-	todo := buf[:0]
-	for n := range ws {
-		w := ws[n]
-		if desc {
-			w = ws[len(ws)-1-n]
-		}
-		if w.overlaps(seq, ts) {
-			todo = append(todo, w)
-		}
-	}
-	for len(todo) > 0 {
-		remaining := int64(f.Limit - len(out))
-		if remaining <= 0 {
-			break
-		}
-		w, run := todo[0], runOf(todo, remaining)
-		args := make([]any, 0, 10)
-		args = append(args, int64(f.TopicID))
-		switch shape {
-		case shapeSequence:
-			args = append(args, seq.Lo, seq.Hi, notArray(seq), remaining)
-		case shapeTimestamp:
-			args = append(args, ts.Lo, ts.Hi, notArray(ts), remaining)
-		default:
-			args = append(args, seq.Lo, seq.Hi, notArray(seq), ts.Lo, ts.Hi, notArray(ts), remaining)
-		}
-		switch {
-		case run > 1:
-			// Several windows too small to fill the page alone (a sparse
-			// topic): one statement for them all (runSQL).
-			var found bool
-			if out, found, err = p.pageRun(ctx, todo[:run], parts, shape, desc, args, out); err != nil {
-				return nil, err
-			}
-			if len(out) > f.Limit {
-				out = out[:f.Limit]
-			}
-			checked = checked || found
-			todo = todo[run:]
-			continue
-		case w.part >= 0:
-			todo = todo[1:]
-			var check int64
-			before := len(out)
-			part := &parts[w.part]
-			lastPart = int(w.part)
-			read := piped{sql: sliceSQL(shape, desc, part), args: args, read: func(rows rowSource) (err error) {
-				out, err = scanMessageRows(rows, out, []any{&check}, nil)
-				return err
-			}}
-			err = p.server.checked(ctx, p.d, []piped{read}, []*partition{part}, []*int64{&check})
-			if err == nil && len(out) > before {
-				if check != part.filenode {
-					return nil, errStale
-				}
-				checked = true
-			}
-		default:
-			todo = todo[1:]
-			before := len(out)
-			args = append(args, w.lo, w.hi)
-			err = p.d.queryPlanned(ctx, func(rows rowSource) (err error) {
-				out, err = scanMessageRows(rows, out, []any{new(int64)}, nil)
-				return err
-			}, sliceSQL(shape, desc, wholeTable()), args...)
-			if w.why != whyTail {
-				p.d.counters.add(w.why, 1) // the map could not vouch for this stretch
-			} else if len(out) > before {
-				p.d.counters.add(whyTail, 1)
-				p.forget(int64(f.TopicID)) // the map is behind: learn it again next time
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if !checked && len(out) < f.Limit {
-		// Nothing read by a partition's name vouched that the map is
-		// current, and an incomplete page may be missing what a stale
-		// map sent nowhere: check the catalog against the database.
-		if err := p.checkCatalog(ctx, lastPart); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // runKey names a run statement's text.
 type runKey struct {
 	shape  pageShape
 	desc   bool
-	lo, hi int64  // the block's bounds (blockOf)
+	lo, hi int64  // the block's bounds (runBlockOf)
 	check  string // the check column of the block's first partition
 }
 
@@ -211,7 +382,7 @@ var runTexts texts[runKey]
 // alone.
 //
 // It is also bounded by the constant bounds of a block of partitions that
-// holds the run (blockOf; runOf ends a run at the block's edge), so that
+// holds the run (runBlockOf; runOf ends a run at the block's edge), so that
 // its generic plan holds those alone: bounded by parameters only, the plan
 // would hold every partition, and every execution lock them all (most
 // past the 16 a backend locks cheaply) before pruning.
@@ -228,33 +399,6 @@ func runSQL(shape pageShape, desc bool, block partition) string {
 			" AND consensus_timestamp >= " + arg(0) + " AND consensus_timestamp < " + arg(1) + block.within("consensus_timestamp") +
 			" ORDER BY " + by + " " + direction(order(desc)) + " LIMIT " + limit
 	})
-}
-
-// pageRun reads a run of windows in one statement (runSQL) and appends
-// their rows to out in the page's order, up to the page's remaining rows.
-// Rows read from a block whose first partition's storage is not the
-// catalog's (a reset) are errStale, as on a read of one partition; found
-// tells whether it read any.
-func (p *v2Reader) pageRun(ctx context.Context, run []window, parts []partition, shape pageShape, desc bool, args []any, out []model.TopicMessage) (_ []model.TopicMessage, found bool, err error) {
-	lo, hi := run[0].lo, run[0].hi
-	for _, w := range run[1:] {
-		lo, hi = min(lo, w.lo), max(hi, w.hi)
-	}
-	block := (&partitionSet{parts: parts}).blockOf(lo, hi)
-	args = append(args[:len(args):len(args)], lo, hi)
-	var check int64
-	before := len(out)
-	read := piped{sql: runSQL(shape, desc, block), args: args, read: func(rows rowSource) (err error) {
-		out, err = scanMessageRows(rows, out, []any{&check}, nil)
-		return err
-	}}
-	if err := p.server.checked(ctx, p.d, []piped{read}, []*partition{&block}, []*int64{&check}); err != nil {
-		return out, false, err
-	}
-	if len(out) > before && check != block.filenode {
-		return out, false, errStale
-	}
-	return out, len(out) > before, nil
 }
 
 // A run statement is planned for a block of runBlock partitions, the blocks
@@ -302,21 +446,6 @@ func blockRun(n int, part func(int) int32) int {
 	return n
 }
 
-// blockOf is runBlockOf for the partitions holding [lo, hi), or that one
-// partition's bounds when one holds it all: a plan of that partition alone
-// has no partitions to prune again at each probe (the last days'
-// activity, say).
-func (s *partitionSet) blockOf(lo, hi int64) partition {
-	first, last := s.find(lo), s.find(hi-1)
-	switch {
-	case first < 0 || last < 0:
-		return *wholeTable()
-	case first == last:
-		return s.parts[first]
-	}
-	return runBlockOf(s.parts, first, last)
-}
-
 // maxRun is how many windows one run statement reads together at most: it
 // holds the locks of every partition (and index) it opens until it ends,
 // and the server's lock table is shared by all its connections.
@@ -345,79 +474,6 @@ func runOf(todo []window, remaining int64) int {
 	return n
 }
 
-// checkCatalog is errStale when the partition (the first one when part < 0)
-// was truncated or detached since the catalog was read.
-func (p *v2Reader) checkCatalog(ctx context.Context, part int) error {
-	parts := p.messages.parts
-	if len(parts) == 0 {
-		return nil
-	}
-	if part < 0 {
-		part = 0
-	}
-	var check int64
-	read := func(rows rowSource) error {
-		for rows.Next() {
-			if err := rows.Scan(&check); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
-	}
-	if err := p.d.query(ctx, read, checkPartitionSQL, parts[part].name); err != nil {
-		return err
-	}
-	if check != parts[part].filenode {
-		return errStale
-	}
-	return nil
-}
-
-// chunks is the statement part of ChunksOf on the v2 layout: the
-// windows of sequence numbers of each topic, merged where they overlap or
-// meet (the windows of a page's messages mostly do), each read as one page
-// of its topic in sequence order; rows carry the (1-based) windows they were
-// asked for, a row in several windows once for each.
-func (p *v2Reader) chunks(ctx context.Context, topics, los, his []int64) (rows []model.TopicMessage, of []int64, err error) {
-	order := make([]int, len(topics))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(a, b int) bool {
-		x, y := order[a], order[b]
-		if topics[x] != topics[y] {
-			return topics[x] < topics[y]
-		}
-		return los[x] < los[y]
-	})
-	for start := 0; start < len(order); {
-		first := order[start]
-		topic, lo, hi := topics[first], los[first], his[first]
-		end := start + 1
-		for end < len(order) && topics[order[end]] == topic && los[order[end]] <= hi+1 {
-			hi = max(hi, his[order[end]])
-			end++
-		}
-		page, err := p.page(ctx, app.MessageFilter{TopicID: model.EntityID(topic), Limit: int(min(hi-lo+1, math.MaxInt32)),
-			SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: lo}, {Op: model.OpLte, Value: hi}}})
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, m := range page {
-			if m.ChunkNum == nil {
-				continue
-			}
-			for _, k := range order[start:end] {
-				if los[k] <= m.SequenceNumber && m.SequenceNumber <= his[k] {
-					rows, of = append(rows, m), append(of, int64(k+1))
-				}
-			}
-		}
-		start = end
-	}
-	return rows, of, nil
-}
-
 // messagesOfTopics is MessagesOfTopics on the v2 layout: a page per topic.
 func (p *v2Reader) messagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
 	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
@@ -428,7 +484,7 @@ func (p *v2Reader) messagesOfTopics(ctx context.Context, topics []model.EntityID
 			continue
 		}
 		f.TopicID = t
-		rows, err := p.page(ctx, f)
+		rows, err := p.messagesOfTopic(ctx, f)
 		if err != nil {
 			return nil, err
 		}

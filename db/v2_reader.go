@@ -1,11 +1,8 @@
 package db
 
 import (
-	"context"
-	"errors"
-
-	"mirrorql/app"
-	"mirrorql/model"
+	"sync"
+	"sync/atomic"
 )
 
 // v2Reader is the reader of the mirror node's v2 layout: topic_message and
@@ -33,9 +30,9 @@ import (
 //   - The topic map (v2_topicmap.go): which partitions hold which of one
 //     topic's sequence numbers and timestamps, from the topic's rows of
 //     topic_message_lookup or, where the importer does not keep it, probed
-//     from the partitions' indexes. Learned on first use and kept
-//     (v2_mapstore.go): the importer writes in consensus order, so what a
-//     map has seen does not change.
+//     from the partitions' indexes. Learned on first use and kept (its
+//     mapStore): the importer writes in consensus order, so what a map
+//     has seen does not change.
 //   - The windows: the map as a run of stretches of consensus time, in
 //     order, each read by one statement. A window names a partition where
 //     the map vouches for it; where it cannot (before the first segment, a
@@ -55,7 +52,7 @@ import (
 // March holds none of the topic's messages: no window, no statement.
 //
 // A read walks the windows in the order of its answer and stops once it has
-// its rows. Its statements, by shape:
+// its rows (a page plans its walk: planPage). Its statements, by shape:
 //
 //   - a page of one window: the page statement of v1 (message_pages.go)
 //     within the window's partition, prepared (sliceSQL); on the parent, the
@@ -79,7 +76,8 @@ import (
 // column on Citus). What differs on a Citus coordinator (transaction read
 // apart from topic_message, which it is not co-located with; the checks
 // below sent apart; the tail and the live poll bounded by time) is the
-// reader's server, a variant chosen with the layout (v2_server.go).
+// reader's server, a variant chosen with the layout (newReader,
+// v2_server.go).
 //
 // Staleness: a TRUNCATE (a database reset) gives every partition new
 // storage. A read by partition also returns the partition's filenode (on
@@ -87,18 +85,35 @@ import (
 // other than the catalog's, or a relation that is gone, has the catalog
 // read again (relearn) and the read answered anew on it (fresh), its maps
 // learned afresh. A page that comes back short without any such check
-// checks the catalog itself (checkCatalog).
+// checks the catalog itself (checkCatalog). What must outlive a catalog
+// (the counts of fallbacks, the live poll's head) is the readers' shared
+// v2State, not a reader's.
 type v2Reader struct {
 	d            *DB
 	l            Layout
 	server       v2Server // plain PostgreSQL or a Citus coordinator (v2_server.go)
+	state        *v2State // what outlives the catalog
 	messages     partitionSet
 	transactions partitionSet
 
 	maps mapStore // each topic's windows (v2_topicmap.go)
 }
 
+// v2State is what the v2 readers of one database share, one after another
+// as its catalog is read anew (relearn, next): made with the first
+// (newReader), handed on to each that follows.
+type v2State struct {
+	mu        sync.Mutex // one reading of a changed catalog at a time
+	newest    *v2Reader  // the reader of the catalog read last (under mu)
+	fallbacks fallbackCounts
+	head      atomic.Int64 // the ledger's head the last live poll read (v2_live.go)
+}
+
 func (p *v2Reader) layout() Layout { return p.l }
+
+func (p *v2Reader) partitions() int { return len(p.messages.parts) }
+
+func (p *v2Reader) fallbacks(reason string) int64 { return p.state.fallbacks.count(reason) }
 
 // keptBytes: the topic maps, and the descriptions pgx keeps of the
 // statements made for partitions (sqltext.go's texts) on every connection,
@@ -108,29 +123,3 @@ func (p *v2Reader) keptBytes() int64 {
 }
 
 func (p *v2Reader) mapBytes() int64 { return p.maps.bytes() }
-
-func (p *v2Reader) messagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
-	return p.page(ctx, f)
-}
-
-// errStale: the catalog no longer matches the database; read it again and
-// answer anew. It is app's already (failed): a read that still finds the
-// catalog stale after reading it again fails as a statement does.
-var errStale error = &app.Unavailable{Cause: errors.New("partition catalog is stale")}
-
-// fresh runs read on the catalog, and again on a catalog read anew when
-// the database changed under it (a partition truncated, detached or
-// dropped): twice at most.
-func fresh[T any](ctx context.Context, p *v2Reader, read func(*v2Reader) (T, error)) (T, error) {
-	for attempt := 0; ; attempt++ {
-		v, err := read(p)
-		if (err == errStale || isUndefinedTable(err)) && attempt < 2 {
-			p.d.counters.add(whyStale, 1)
-			if p, err = p.relearn(ctx); err != nil {
-				return v, err
-			}
-			continue
-		}
-		return v, err
-	}
-}

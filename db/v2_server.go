@@ -18,8 +18,8 @@ import (
 //     that worker's catalog, topic_message is distributed by topic and
 //     transaction by payer, and the coordinator's partitions hold no rows.
 //
-// LearnLayout chooses one with the reader (readerFor); the reads call it
-// and never ask which they have.
+// newReader chooses one with the reader, where the layout is learned; the
+// reads call it and never ask which they have.
 type v2Server interface {
 	// checkColumn is the first column of a statement that reads through
 	// partition p: p's storage where the statement runs against the catalog
@@ -54,14 +54,6 @@ type v2Server interface {
 	// from parts[from] on, with sequence numbers from below; until is cut
 	// to the first partition the tail leaves out.
 	tail(parts []partition, from int, below, now int64, until *int64) []window
-}
-
-// v2ServerFor is the server of layout l.
-func v2ServerFor(l Layout) v2Server {
-	if l.Citus {
-		return citusServer{}
-	}
-	return postgresServer{}
 }
 
 // postgresServer is v2Server on one PostgreSQL server.

@@ -1,0 +1,72 @@
+package db
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"mirrorql/model"
+)
+
+func TestInt64Array(t *testing.T) {
+	tests := []struct {
+		in   []int64
+		want string
+	}{
+		{nil, "{}"},
+		{[]int64{}, "{}"},
+		{[]int64{7}, "{7}"},
+		{[]int64{1, -2}, "{1,-2}"},
+		{[]int64{math.MinInt64, 0, math.MaxInt64}, "{-9223372036854775808,0,9223372036854775807}"},
+	}
+	for _, tt := range tests {
+		if got := int64Array(tt.in); got != tt.want {
+			t.Errorf("int64Array(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := notArray(model.Range{Not: []int64{3, 4}}); got != "{3,4}" {
+		t.Errorf("notArray = %q", got)
+	}
+	if got := int64Array([]model.EntityID{5, 6}); got != "{5,6}" {
+		t.Errorf("int64Array of entity ids = %q", got)
+	}
+}
+
+// FuzzInt64Array: the literal lists the values, in order, as PostgreSQL's
+// bigint[] input reads them.
+func FuzzInt64Array(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var vs []int64
+		for i := 0; i+8 <= len(b); i += 8 {
+			var v uint64
+			for _, c := range b[i : i+8] {
+				v = v<<8 | uint64(c)
+			}
+			vs = append(vs, int64(v))
+		}
+		got := int64Array(vs)
+		inner, ok := strings.CutPrefix(got, "{")
+		inner, ok2 := strings.CutSuffix(inner, "}")
+		if !ok || !ok2 {
+			t.Fatalf("int64Array(%v) = %q: not braced", vs, got)
+		}
+		if len(vs) == 0 {
+			if inner != "" {
+				t.Fatalf("int64Array(nil) = %q", got)
+			}
+			return
+		}
+		parts := strings.Split(inner, ",")
+		if len(parts) != len(vs) {
+			t.Fatalf("int64Array(%v) = %q: %d elements", vs, got, len(parts))
+		}
+		for i, p := range parts {
+			if v, err := strconv.ParseInt(p, 10, 64); err != nil || v != vs[i] {
+				t.Fatalf("int64Array(%v) = %q: element %d is %q", vs, got, i, p)
+			}
+		}
+	})
+}

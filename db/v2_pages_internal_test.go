@@ -1,0 +1,225 @@
+package db
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"mirrorql/app"
+	"mirrorql/model"
+)
+
+// TestPageQueryOf: a filter comes to the statements as a shape (the column
+// its conditions and order are on), its ranges and the exclusion lists that
+// shape binds; a filter that admits no message, or asks for none, is no
+// query at all (no statement is sent).
+func TestPageQueryOf(t *testing.T) {
+	seq := []model.Condition[int64]{{Op: model.OpGte, Value: 3}, {Op: model.OpNe, Value: 5}}
+	ts := []model.Condition[model.Timestamp]{{Op: model.OpLt, Value: 90}, {Op: model.OpNe, Value: 7}}
+	for _, c := range []struct {
+		name          string
+		f             app.MessageFilter
+		ok            bool
+		shape         pageShape
+		seqNot, tsNot string
+	}{
+		{"sequence numbers alone", app.MessageFilter{SequenceNumber: seq, Limit: 5}, true, shapeSequence, "{5}", ""},
+		{"timestamps alone", app.MessageFilter{Timestamp: ts, Limit: 5}, true, shapeTimestamp, "", "{7}"},
+		{"no condition", app.MessageFilter{Limit: 5}, true, shapeTimestamp, "", "{}"},
+		{"both", app.MessageFilter{SequenceNumber: seq, Timestamp: ts, Limit: 5}, true, shapeMixed, "{5}", "{7}"},
+		{"no row asked for", app.MessageFilter{SequenceNumber: seq}, false, 0, "", ""},
+		{"no message admitted", app.MessageFilter{SequenceNumber: []model.Condition[int64]{{Op: model.OpGt, Value: 5}, {Op: model.OpLt, Value: 5}}, Limit: 5}, false, 0, "", ""},
+	} {
+		q, ok := pageQueryOf(&c.f)
+		if ok != c.ok || (ok && (q.shape != c.shape || q.seqNot != c.seqNot || q.tsNot != c.tsNot || q.limit != c.f.Limit)) {
+			t.Errorf("%s: %+v, %t; want shape %d, exclusions %q %q, %t", c.name, q, ok, c.shape, c.seqNot, c.tsNot, c.ok)
+		}
+	}
+}
+
+// TestPlanPage: a page's plan reads the windows that may hold its rows, in
+// the page's order, cutting them into statements as the rows come (a run of
+// windows too small to fill the page alone, one window by its partition,
+// one on the parent table), and stops once the page has its rows; a page
+// that came back short, that no statement by a partition's name found rows
+// for, ends with a check of the catalog (of the partition read last).
+func TestPlanPage(t *testing.T) {
+	// a window of partition part, [part*10, part*10+10), with rows of the
+	// topic's messages (-1: unknown) from sequence number seq on
+	named := func(part int32, seq int64, rows int32) window {
+		lo := int64(part) * 10
+		hi := seq + int64(rows)
+		if rows < 0 {
+			hi = math.MaxInt64
+		}
+		return window{part: part, lo: lo, hi: lo + 10, seqLo: seq, seqHi: hi, rows: rows}
+	}
+	parent := func(lo, hi int64, reason why) window {
+		return window{part: -1, why: reason, lo: lo, hi: hi, seqLo: math.MinInt64, seqHi: math.MaxInt64, rows: -1}
+	}
+	whole := parent(math.MinInt64, math.MaxInt64, whyEmpty)
+	type step struct {
+		kind        stepKind
+		first, last int32 // partitions
+		lo, hi      int64
+		limit       int64
+		rows        int // what the statement is taken to return
+	}
+	page := func(limit int, o model.Order, seq ...model.Condition[int64]) app.MessageFilter {
+		return app.MessageFilter{TopicID: 7, SequenceNumber: seq, Order: o, Limit: limit}
+	}
+	sparse := []window{named(0, 1, 2), named(1, 3, 2), named(2, 5, 2), named(3, 7, 2), named(4, 9, -1)}
+	for _, c := range []struct {
+		name  string
+		f     app.MessageFilter
+		ws    []window
+		steps []step
+	}{
+		{"one window fills the page", page(25, model.Asc), []window{named(0, 1, 100), named(1, 101, 100), named(2, 201, -1)},
+			[]step{{stepPartition, 0, 0, 0, 10, 25, 25}}},
+		{"newest first, window by window", page(25, model.Desc), []window{named(0, 1, 100), named(1, 101, 100), named(2, 201, -1)},
+			[]step{{stepPartition, 2, 2, 20, 30, 25, 10}, {stepPartition, 1, 1, 10, 20, 15, 15}}},
+		{"a sparse topic: one run, and the tail with it", page(25, model.Asc), sparse,
+			[]step{{stepRun, 0, 4, 0, 50, 25, 9}}},
+		{"a run that filled less than its windows hold, then a window alone", page(8, model.Asc),
+			[]window{named(0, 1, 3), named(1, 4, 3), named(2, 7, 100), named(3, 107, 100)},
+			[]step{{stepRun, 0, 2, 0, 30, 8, 5}, {stepPartition, 3, 3, 30, 40, 3, 3}}},
+		{"the filter leaves windows out", page(25, model.Asc, model.Condition[int64]{Op: model.OpGte, Value: 4}, model.Condition[int64]{Op: model.OpLte, Value: 6}), sparse,
+			[]step{{stepRun, 1, 2, 10, 30, 25, 3}}},
+		{"a short page nothing vouched for: the catalog checked", page(25, model.Asc), []window{named(0, 1, 100), named(1, 101, 100)},
+			[]step{{stepPartition, 0, 0, 0, 10, 25, 0}, {stepPartition, 1, 1, 10, 20, 25, 0}, {stepCheck, 1, 1, 0, 0, 0, 0}}},
+		{"a parent window, then the check of the first partition", page(25, model.Asc), []window{parent(0, 20, whyGap)},
+			[]step{{stepParent, -1, -1, 0, 20, 25, 4}, {stepCheck, -1, -1, 0, 0, 0, 0}}},
+		{"one window over everything needs no check", page(25, model.Asc), []window{whole},
+			[]step{{stepParent, -1, -1, math.MinInt64, math.MaxInt64, 25, 3}}},
+		{"rows found by a partition's name vouch for a short page", page(25, model.Asc), []window{parent(math.MinInt64, 0, whyHead), named(0, 1, 5)},
+			[]step{{stepParent, -1, -1, math.MinInt64, 0, 25, 0}, {stepPartition, 0, 0, 0, 10, 25, 5}}},
+	} {
+		q, ok := pageQueryOf(&c.f)
+		if !ok {
+			t.Fatalf("%s: no query", c.name)
+		}
+		pl := planPage(&q, c.ws, nil)
+		read, found := 0, false
+		for i := 0; ; i++ {
+			s, more := pl.next(read, found)
+			if !more {
+				if i != len(c.steps) {
+					t.Errorf("%s: %d statements, want %d", c.name, i, len(c.steps))
+				}
+				break
+			}
+			if i == len(c.steps) {
+				t.Errorf("%s: statement %d %+v past the %d wanted", c.name, i, s, len(c.steps))
+				break
+			}
+			want := c.steps[i]
+			got := step{s.kind, s.first, s.last, s.lo, s.hi, s.limit, want.rows}
+			if s.kind == stepCheck {
+				got.lo, got.hi = 0, 0
+			}
+			if got != want {
+				t.Errorf("%s: statement %d is %+v, want %+v", c.name, i, got, want)
+			}
+			read += want.rows
+			found = s.kind != stepParent && want.rows > 0
+		}
+	}
+}
+
+// TestPageArgs: a statement's values are the shape's, the rows the page
+// still needs as its limit, and for a statement on the parent table the
+// stretch it reads.
+func TestPageArgs(t *testing.T) {
+	q, _ := pageQueryOf(&app.MessageFilter{TopicID: 7, Limit: 25,
+		SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: 3}},
+		Timestamp:      []model.Condition[model.Timestamp]{{Op: model.OpLt, Value: 90}}})
+	all := model.Range{Lo: math.MinInt64, Hi: math.MaxInt64}
+	for _, c := range []struct {
+		s    pageStep
+		want []any
+	}{
+		{pageStep{kind: stepPartition, lo: 10, hi: 20, limit: 25}, []any{int64(7), int64(3), all.Hi, "{}", all.Lo, int64(89), "{}", int64(25)}},
+		{pageStep{kind: stepRun, lo: 10, hi: 40, limit: 5}, []any{int64(7), int64(3), all.Hi, "{}", all.Lo, int64(89), "{}", int64(5), int64(10), int64(40)}},
+		{pageStep{kind: stepParent, lo: 10, hi: 20, limit: 5}, []any{int64(7), int64(3), all.Hi, "{}", all.Lo, int64(89), "{}", int64(5), int64(10), int64(20)}},
+	} {
+		if got := q.args(c.s); !slices.Equal(got, c.want) {
+			t.Errorf("%+v: %v, want %v", c.s, got, c.want)
+		}
+	}
+}
+
+// TestRunBlockOf: a run's block holds every partition of the run, starts at
+// a multiple of runBlockStep, and is no block at all when the run is wider.
+func TestRunBlockOf(t *testing.T) {
+	parts := make([]partition, 50)
+	for i := range parts {
+		parts[i] = partition{lo: int64(i) * 10, hi: int64(i+1) * 10}
+	}
+	parts[0].lo = math.MinInt64
+	for _, c := range []struct {
+		first, last int
+		lo, hi      int64
+	}{
+		{0, 0, math.MinInt64, 240},
+		{3, 16, math.MinInt64, 240},
+		{7, 23, math.MinInt64, 240},
+		{7, 24, math.MinInt64, math.MaxInt64}, // wider than the block that starts below it
+		{8, 24, 80, 320},
+		{15, 31, 80, 320},
+		{40, 49, 400, 500}, // the last block is cut at the last partition
+		{45, 49, 400, 500},
+	} {
+		b := runBlockOf(parts, c.first, c.last)
+		if b.lo != c.lo || b.hi != c.hi {
+			t.Errorf("partitions %d–%d: block [%d, %d), want [%d, %d)", c.first, c.last, b.lo, b.hi, c.lo, c.hi)
+		}
+	}
+}
+
+// TestRunOf: a run joins the next windows while they hold fewer rows than
+// the page needs (and the one after), ends at a window the map cannot
+// vouch for, at maxRun windows, and where its partitions would leave the
+// block its statement is planned for (runBlockOf).
+func TestRunOf(t *testing.T) {
+	ws := func(rows int32, parts ...int32) []window {
+		out := make([]window, len(parts))
+		for i, p := range parts {
+			out[i] = window{part: p, rows: rows}
+		}
+		return out
+	}
+	many := make([]int32, 30)
+	for i := range many {
+		many[i] = int32(i)
+	}
+	for _, c := range []struct {
+		name      string
+		todo      []window
+		remaining int64
+		want      int
+	}{
+		{"one window fills the page", ws(100, 3, 4, 5), 25, 1},
+		{"small windows, and the one that fills the page", ws(10, 3, 4, 5, 6), 25, 3},
+		{"a window alone", ws(10, 3), 25, 1},
+		{"at most maxRun windows", ws(1, many...), 100, maxRun},
+		{"a parent window ends the run", append(ws(1, 3, 4), window{part: -1, rows: -1}, window{part: 5, rows: 1}), 25, 2},
+		{"a window of unknown size is the run's last", append(ws(1, 3, 4), window{part: 5, rows: -1}, window{part: 6, rows: 1}), 25, 3},
+		{"the run ends at its block's edge", ws(1, 7, 12, 20, 23, 24, 25), 25, 4},
+		{"gaps within the block", ws(1, 8, 14, 22, 31, 32), 25, 4},
+		{"descending, within the block below", ws(1, 24, 16, 9, 8, 7), 25, 4},
+		{"the page's last window may not leave the block either", ws(10, 7, 23, 24), 25, 2},
+	} {
+		if got := runOf(c.todo, c.remaining); got != c.want {
+			t.Errorf("%s: %d windows, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+func TestDirection(t *testing.T) {
+	for o, want := range map[model.Order]string{model.Asc: "ASC", model.Desc: "DESC", "": "ASC", "bogus": "ASC"} {
+		if got := direction(o); got != want {
+			t.Errorf("direction(%q) = %q, want %q", o, got, want)
+		}
+	}
+}

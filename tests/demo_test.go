@@ -364,7 +364,7 @@ func TestDemoDefaultPortsTaken(t *testing.T) {
 	}
 	query := fromEpoch(topicQuery(q.TopicID.TopicNum))
 	query.TopicID.ShardNum, query.TopicID.RealmNum = q.TopicID.ShardNum, q.TopicID.RealmNum
-	msgs := takeTopic(t, grpcGo(grpcConn(t, c[2]))(t, query), 3, 30*time.Second)
+	msgs := takeTopic(t, grpcGo(grpcConn(t, c[2]))(t, query), 3, patience)
 	consecutiveTopic(t, "the live topic over the banner's gRPC address", msgs, 1)
 	d.stop(t)
 }

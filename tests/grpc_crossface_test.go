@@ -43,7 +43,7 @@ func TestGRPCAndGraphQLOnePollPerInterval(t *testing.T) {
 	waitSubscribed(t, srv, 1)
 	time.Sleep(settle)
 	alone := pollsPerSecond(liveRow{Topic: 501}, liveRow{Topic: 501}, liveRow{Topic: 501})
-	consecutiveTopic(t, "alone", takeTopic(t, first, 3, 10*time.Second), 6)
+	consecutiveTopic(t, "alone", takeTopic(t, first, 3, patience), 6)
 
 	// Thirty more on both faces, both topics: gRPC-go over two HTTP/2
 	// connections (ten streams each is the cap), Connect and gRPC-Web on
@@ -90,16 +90,16 @@ func TestGRPCAndGraphQLOnePollPerInterval(t *testing.T) {
 	}
 
 	// Every message, in order, to every subscriber of either face.
-	consecutiveTopic(t, "the first", takeTopic(t, first, 3, 10*time.Second), 9)
+	consecutiveTopic(t, "the first", takeTopic(t, first, 3, patience), 9)
 	firstOf := map[int64]uint64{501: 9, 502: 1}
 	for name, ch := range grpcStreams {
 		var topic int64
 		fmt.Sscanf(name[len(name)-3:], "%d", &topic)
-		consecutiveTopic(t, name, takeTopic(t, ch, 3, 10*time.Second), firstOf[topic])
+		consecutiveTopic(t, name, takeTopic(t, ch, 3, patience), firstOf[topic])
 	}
 	for name, ch := range wsStreams {
 		var topic int64
 		fmt.Sscanf(name[len(name)-3:], "%d", &topic)
-		consecutive(t, name, takeN(t, ch, 3, 10*time.Second), int64(firstOf[topic]))
+		consecutive(t, name, takeN(t, ch, 3, patience), int64(firstOf[topic]))
 	}
 }

@@ -175,7 +175,7 @@ func TestGRPCSlowConsumer(t *testing.T) {
 	// history drops what it cannot queue and reads it again from the
 	// database instead of being ended.
 	appendMessages(t, b, liveRow{Topic: topic})
-	consecutiveTopic(t, "the other subscriber", takeTopic(t, other, 1, 10*time.Second), 1)
+	consecutiveTopic(t, "the other subscriber", takeTopic(t, other, 1, patience), 1)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(slow.messages(t)) < 1 {
 		if time.Now().After(deadline) {
@@ -199,7 +199,7 @@ func TestGRPCSlowConsumer(t *testing.T) {
 			rows[j] = liveRow{Topic: topic}
 		}
 		appendMessages(t, b, rows...)
-		consecutiveTopic(t, "the other subscriber", takeTopic(t, other, per, 10*time.Second), uint64(i*per+2))
+		consecutiveTopic(t, "the other subscriber", takeTopic(t, other, per, patience), uint64(i*per+2))
 	}
 
 	// The client reads again: what it was sent, then the status.
@@ -224,10 +224,10 @@ func TestGRPCSlowConsumer(t *testing.T) {
 	}
 	consecutiveTopic(t, "the slow stream", got, 1)
 	t.Logf("the slow stream got %d of %d messages, then %v", len(got), 1+batches*per, trailers)
-	waitMetric(t, srv.URL, "mirrorql_live_subscriptions_ended_total", map[string]string{"reason": "client_too_slow"}, 1, 10*time.Second)
+	waitMetric(t, srv.URL, "mirrorql_live_subscriptions_ended_total", map[string]string{"reason": "client_too_slow"}, 1, patience)
 
 	// The other one is still subscribed and gets the next message.
 	waitSubscribed(t, srv, 1)
 	appendMessages(t, b, liveRow{Topic: topic})
-	consecutiveTopic(t, "the other, after", takeTopic(t, other, 1, 10*time.Second), 1+batches*per+1)
+	consecutiveTopic(t, "the other, after", takeTopic(t, other, 1, patience), 1+batches*per+1)
 }

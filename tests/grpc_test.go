@@ -368,7 +368,7 @@ func TestGRPCValidation(t *testing.T) {
 func h2c() *http.Client {
 	var p http.Protocols
 	p.SetUnencryptedHTTP2(true)
-	return &http.Client{Transport: &http.Transport{Protocols: &p}, Timeout: 10 * time.Second}
+	return &http.Client{Transport: &http.Transport{Protocols: &p}, Timeout: patience} // a whole call, streams too: a hang's bound only
 }
 
 // grpcFrame is body framed as one gRPC message.
@@ -510,7 +510,7 @@ func TestGRPCDatabaseOutage(t *testing.T) {
 		}
 	}
 	appendMessages(t, w, liveRow{Topic: topic}, liveRow{Topic: topic})
-	take(2, 10*time.Second)
+	take(2, patience)
 	appendMessages(t, w, liveRow{Topic: topic})
 	if err := cluster.StopServer(); err != nil {
 		t.Fatal(err)
@@ -521,7 +521,7 @@ func TestGRPCDatabaseOutage(t *testing.T) {
 	}
 	w = openWriter(t, cluster.URL())
 	appendMessages(t, w, liveRow{Topic: topic}, liveRow{Topic: topic})
-	take(3, 20*time.Second)
+	take(3, patience)
 	for name := range streams {
 		consecutiveTopic(t, name, got[name], 1)
 	}
@@ -557,8 +557,8 @@ func TestGRPCShutdown(t *testing.T) {
 				if !ev.End || ev.Code != codes.Unavailable {
 					t.Errorf("%s at shutdown: %+v, want UNAVAILABLE", name, ev)
 				}
-			case <-time.After(10 * time.Second):
-				t.Errorf("%s: no end 10 s after SIGTERM", name)
+			case <-time.After(patience):
+				t.Errorf("%s: no end %s after SIGTERM", name, patience)
 			}
 		}()
 	}

@@ -85,6 +85,19 @@ func waitMetric(t *testing.T, base, name string, labels map[string]string, want 
 	}
 }
 
+// polled waits until srv has finished n more polls than it had (counted by
+// mirrorql_live_poll_duration_seconds, one a poll) and returns how long that
+// took: n polls' period on this machine at this moment, the interval and
+// each poll's own time. Polls run one after another, so of n ≥ 2 counted
+// from now the second began after the call.
+func polled(t *testing.T, srv *server, n int) time.Duration {
+	t.Helper()
+	start := time.Now()
+	from := metricValue(t, srv.URL, "mirrorql_live_poll_duration_seconds", nil)
+	waitMetricAtLeast(t, srv.URL, "mirrorql_live_poll_duration_seconds", nil, from+float64(n), patience)
+	return time.Since(start)
+}
+
 // quiet fails the test if any of chans has an event (or is closed) while
 // srv polls three more times, and for as long again as one of those polls
 // took: the streams are still open and have nothing more to say. The window
@@ -96,10 +109,7 @@ func waitMetric(t *testing.T, base, name string, labels map[string]string, want 
 func quiet(t *testing.T, srv *server, chans map[string]<-chan liveEvent) {
 	t.Helper()
 	const polls = 3
-	start := time.Now()
-	from := metricValue(t, srv.URL, "mirrorql_live_poll_duration_seconds", nil)
-	waitMetricAtLeast(t, srv.URL, "mirrorql_live_poll_duration_seconds", nil, from+polls, patience)
-	deadline := time.Now().Add(time.Since(start) / polls)
+	deadline := time.Now().Add(polled(t, srv, polls) / polls)
 	for name, ch := range chans {
 		select {
 		case ev, ok := <-ch:

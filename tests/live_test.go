@@ -88,8 +88,7 @@ func TestLiveSameMillisecondAndLateGap(t *testing.T) {
 	// 5's commit has been processed. Polls run one after another, so of the
 	// polls counted from now, the second began after the commit and is
 	// processed once the third has ended.
-	polls := metricValue(t, srv.URL, "mirrorql_live_poll_duration_seconds", nil)
-	waitMetricAtLeast(t, srv.URL, "mirrorql_live_poll_duration_seconds", nil, polls+3, patience)
+	polled(t, srv, 3)
 	appendMessages(t, b, liveRow{Topic: 502, Seq: 4, Ts: now + 1000})
 	consecutive(t, "late gap", takeN(t, ch, 2, patience), 4)
 }

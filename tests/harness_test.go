@@ -221,7 +221,7 @@ func (b *lockedBuffer) String() string {
 // get fetches a URL and returns status, headers and body.
 func get(t testing.TB, url string, header ...string) (int, http.Header, []byte) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -251,8 +251,8 @@ type response struct {
 }
 
 // plainClient asks for no compression on its own, so that a test reads an
-// answer as the server sent it, and gives up after 30 s.
-var plainClient = &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 30 * time.Second}
+// answer as the server sent it, and gives up after patience.
+var plainClient = &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: patience}
 
 // request sends method url with body (none when empty) and header pairs
 // through plainClient; unlike get, it checks nothing against openapi.yml.

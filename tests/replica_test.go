@@ -107,7 +107,7 @@ func TestReadOnlyReplica(t *testing.T) {
 func graphQLReads(t *testing.T, name, base string) {
 	t.Helper()
 	query := `{"query":"{ topic(id: \"0.0.7\") { __typename } topics(first: 2) { __typename } }"}`
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/graphql", bytes.NewBufferString(query))
 	req.Header.Set("Content-Type", "application/json")

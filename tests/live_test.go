@@ -122,7 +122,21 @@ func TestLiveLimitAndEndTime(t *testing.T) {
 	// grace (live.Options.EndGrace, 30 s) has passed: the grace is what
 	// completes a stream whose ledger does not move, so a completion
 	// before it can only be the ledger's doing, however slow the machine.
-	endAt := time.Now().Add(3 * time.Second)
+	// What must fit before the end time (a WebSocket subscription taken,
+	// a message committed and received) is timed first, the same steps
+	// without an end time on another topic; the end time leaves ten times
+	// that.
+	began := time.Now()
+	warm := openWS(t, srv.URL)
+	wch := warm.subscribe("w", subscriptionQuery(`topicId: "0.0.505"`))
+	waitSubscribed(t, srv, 1)
+	appendMessages(t, b, liveRow{Topic: 505})
+	takeN(t, wch, 1, patience)
+	pace := time.Since(began)
+	warm.Close()
+	waitSubscribed(t, srv, 0)
+	endAt := time.Now().Add(10 * pace)
+	t.Logf("subscribing and a message took %s: the end time is %s ahead", pace.Round(time.Millisecond), (10 * pace).Round(time.Millisecond))
 	c := openWS(t, srv.URL)
 	ch := c.subscribe("e", subscriptionQuery(fmt.Sprintf(`topicId: "0.0.503", consensusEndTime: "%d.%09d"`, endAt.Unix(), endAt.Nanosecond())))
 	waitSubscribed(t, srv, 1)

@@ -562,18 +562,30 @@ func TestLiveFaultsRedisWakeUp(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// The subscription reads its topic once more a second after it turned
-	// live (the safety re-read); the scenario needs that behind it. A span of
-	// the server's own clock, not an event the test can observe.
-	time.Sleep(time.Until(subscribed.Add(2 * time.Second)))
+	// The subscription turns live after a poll that began after it
+	// registered (the poller is woken for it; nothing was followed before,
+	// so the first poll counted is that one) and a read of its history; a
+	// second later by the server's clock (the hub's SafetyCheck) it reads
+	// its topic once more, and the scenario needs that behind it. The
+	// re-read itself cannot be observed: the wait is the second, plus ten
+	// times what the subscription took to its hand-off on this machine now
+	// for the history read and the server's timer to come as late.
+	waitMetricAtLeast(t, srv.URL, "mirrorql_live_poll_duration_seconds", nil, 1, patience)
+	handedOff := time.Now()
+	pace := handedOff.Sub(subscribed)
+	const safetyCheck = time.Second
+	time.Sleep(time.Until(handedOff.Add(safetyCheck + 10*pace)))
+	t.Logf("the subscription's hand-off came %s after it was sent", pace.Round(time.Millisecond))
 
 	// Committed without a publication: the next poll is half a minute away.
+	// Were one due, it would deliver the message at the pace just measured:
+	// ten times that is the window.
 	base := time.Now().UnixNano()
 	unannounced := appendMessages(t, b, liveRow{Topic: num, Seq: 1, Ts: base})
 	select {
 	case ev := <-ch:
-		t.Fatalf("a message without a publication arrived within 1 s (so a poll was due; the test proves nothing): %+v", ev)
-	case <-time.After(time.Second):
+		t.Fatalf("a message without a publication arrived within %s (so a poll was due; the test proves nothing): %+v", 10*pace, ev)
+	case <-time.After(10 * pace):
 	}
 
 	// As the importer writes: the publication, then the commit. The service
@@ -613,6 +625,9 @@ func TestLiveFaultsRedisWakeUp(t *testing.T) {
 		// subscription) only the publication explains a delivery: wait up to
 		// a second before it, however long this machine takes to deliver.
 		within := time.Until(subscribed.Add(29 * time.Second))
+		if within <= 0 {
+			t.Fatalf("the machine is too busy for this test: the attempt came %s after the subscription, past the next poll", time.Since(subscribed).Round(time.Millisecond))
+		}
 		msgs := takeN(t, ch, 1+attempt, within)
 		took := time.Since(committed)
 		consecutive(t, "after the publication", msgs, 1)

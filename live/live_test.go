@@ -429,13 +429,31 @@ func (s *stream) running() {
 	}
 }
 
-// quiet fails if a message arrives within d.
-func (s *stream) quiet(d time.Duration) {
+// quiet fails if a message arrives while f's poller polls three more times
+// and for as long again as one of those polls took: the window is the
+// poller's own pace on this machine at this moment, and a message left
+// behind would come with one of its polls (the first counted may have begun
+// before the call, the second began after it and is handed on by the time
+// the third ends).
+func (s *stream) quiet(f *fixture) {
 	s.t.Helper()
+	const polls = 3
+	start := time.Now()
+	f.waitPolls(polls, "the polls the stream stays quiet for")
 	select {
 	case m := <-s.msgs:
 		s.t.Fatalf("unexpected message %d at %d", m.SequenceNumber, m.ConsensusTimestamp)
-	case <-time.After(d):
+	case <-time.After(time.Since(start) / polls):
+	}
+}
+
+// idle sleeps n of the poller's idle intervals of d as this machine's timers
+// deliver them: one timer after another, as the poller's loop resets its
+// own, so that a loaded machine stretches both alike (one sleep of n×d would
+// hold fewer of the poller's cycles there, and prove less).
+func idle(n int, d time.Duration) {
+	for range n {
+		time.Sleep(d)
 	}
 }
 
@@ -498,7 +516,7 @@ func testHistoryThenLive(t *testing.T, st store) {
 	f.write(row{7, 9, now()})
 	consecutive(t, "live", all.take(4, patience), 7, 6)
 	consecutive(t, "from now", fromNow.take(4, patience), 7, 6)
-	all.quiet(5 * interval)
+	all.quiet(f)
 	all.running()
 	fromNow.running()
 }
@@ -1007,9 +1025,10 @@ func TestIdlePollerIsSilent(t *testing.T) {
 }
 
 func testIdlePollerIsSilent(t *testing.T, st store) {
-	f := newFixture(t, st, live.Options{PollInterval: 10 * time.Millisecond, SafetyCheck: time.Hour}, nil)
+	const poll = 10 * time.Millisecond
+	f := newFixture(t, st, live.Options{PollInterval: poll, SafetyCheck: time.Hour}, nil)
 	f.history(7, 1, 1, now()-model.Timestamp(time.Minute))
-	time.Sleep(30 * 10 * time.Millisecond) // 30 idle intervals
+	idle(30, poll)
 	if n := f.reads.Len(); n != 0 {
 		t.Fatalf("%d reads before any subscription: %v", n, f.reads.Take())
 	}
@@ -1026,7 +1045,7 @@ func testIdlePollerIsSilent(t *testing.T, st store) {
 		// its read: wait for 5 intervals in a row without one.
 		quietFor := 0
 		eventually(t, patience, "the poller falls silent", func() bool {
-			time.Sleep(10 * time.Millisecond)
+			idle(1, poll)
 			if f.reads.Len() > 0 {
 				f.reads.Take()
 				quietFor = 0
@@ -1035,7 +1054,7 @@ func testIdlePollerIsSilent(t *testing.T, st store) {
 			quietFor++
 			return quietFor >= 5
 		})
-		time.Sleep(30 * 10 * time.Millisecond) // 30 idle intervals
+		idle(30, poll)
 		if n := f.reads.Len(); n != 0 {
 			t.Fatalf("round %d: %d reads after the last subscription ended: %v", round, n, f.reads.Take())
 		}

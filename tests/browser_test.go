@@ -128,7 +128,7 @@ func (b *browserTab) until(what, expr string, limit time.Duration) {
 // eval is the value of a JavaScript expression that gives a string.
 func (b *browserTab) eval(expr string) string {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, patience)
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
 	if err != nil {
@@ -148,7 +148,7 @@ func (b *browserTab) screenshot(name string) {
 	if dir == "" {
 		return
 	}
-	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, patience)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {

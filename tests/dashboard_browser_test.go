@@ -86,7 +86,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	tab.explain = traffic.report
 	search := func(id string) {
 		t.Helper()
-		tab.step("searching "+id, 5*time.Second, chromedp.Steps(
+		tab.step("searching "+id, patience, chromedp.Steps(
 			chromedp.Evaluate[chromedp.Void](`document.getElementById('search-id').value = ''`),
 			chromedp.SendKeys(chromedp.CSS("#search-id"), id+"\r"),
 		))
@@ -94,11 +94,11 @@ func TestDashboardInBrowser(t *testing.T) {
 	row := fmt.Sprintf(`#topics tr[data-topic="0.0.%d"]`, dashTopic)
 
 	// --- the topic list, and how long it takes ---
-	tab.step("opening the dashboard", 30*time.Second, chromedp.Navigate(base+"/dashboard"))
-	tab.until("waiting for the topic list", `document.querySelector('`+row+`') !== null`, 10*time.Second)
+	tab.step("opening the dashboard", patience, chromedp.Navigate(base+"/dashboard"))
+	tab.until("waiting for the topic list", `document.querySelector('`+row+`') !== null`, patience)
 	// The page marks the list in the frame after it is in the document
 	// (requestAnimationFrame), so the mark can come a frame after the row.
-	tab.until("waiting for the page's mark of the topic list", `performance.getEntriesByName('dashboard:topics-rendered').length > 0`, 10*time.Second)
+	tab.until("waiting for the page's mark of the topic list", `performance.getEntriesByName('dashboard:topics-rendered').length > 0`, patience)
 	// Times from navigation start (performance.now()'s origin), in ms: the
 	// page's own mark once the first page of topics is in the document, the
 	// arrival of the HTML and of the page's script, DOMContentLoaded, and the
@@ -116,10 +116,14 @@ func TestDashboardInBrowser(t *testing.T) {
 		tab.eval(`String(document.querySelectorAll('#topics tbody tr').length)`))
 	// The figure is for the report (docs/dashboard.md has the usual ones);
 	// the bound only catches a page that is plainly broken, not a busy
-	// machine.
+	// machine: the list is drawn from the topics query's answer, so it
+	// comes no later than ten times what the page took, on this machine as
+	// loaded as it is, to have that answer (navigation, HTML, script,
+	// query). Later, the page sat on its data.
 	rendered, err := strconv.ParseFloat(tab.eval(`String(performance.getEntriesByName('dashboard:topics-rendered')[0].startTime)`), 64)
-	if err != nil || rendered > 15000 {
-		t.Errorf("the topic list took %.0f ms to appear (%v)", rendered, err)
+	answered, err2 := strconv.ParseFloat(tab.eval(`String(performance.getEntriesByType('resource').find((r) => r.name.endsWith('/graphql')).responseEnd)`), 64)
+	if err != nil || err2 != nil || rendered > 10*answered {
+		t.Errorf("the topic list took %.0f ms to appear, the topics query's answer %.0f ms (%v, %v)", rendered, answered, err, err2)
 	}
 	if got := tab.eval(`document.querySelector('` + row + ` .count').textContent`); got != "5" {
 		t.Errorf("the topic list gives 0.0.%d %q messages, want 5", dashTopic, got)
@@ -128,12 +132,12 @@ func TestDashboardInBrowser(t *testing.T) {
 	// --- search: unknown, malformed, then the topic ---
 	search("0.0.99999")
 	tab.until("an unknown id's message", `!document.getElementById('notice').hidden &&
-		document.getElementById('notice-text').textContent.includes('No topic “0.0.99999”')`, 5*time.Second)
+		document.getElementById('notice-text').textContent.includes('No topic “0.0.99999”')`, patience)
 	search("0.0.x")
-	tab.until("a malformed id's message", `document.getElementById('notice-text').textContent.includes('“0.0.x” is not a topic id')`, 5*time.Second)
+	tab.until("a malformed id's message", `document.getElementById('notice-text').textContent.includes('“0.0.x” is not a topic id')`, patience)
 	search(fmt.Sprint(dashTopic))
 	tab.until("the topic view", fmt.Sprintf(`!document.getElementById('view-topic').hidden &&
-		document.getElementById('t-id').textContent === 'Topic 0.0.%d' && location.hash === '#/topic/0.0.%d'`, dashTopic, dashTopic), 5*time.Second)
+		document.getElementById('t-id').textContent === 'Topic 0.0.%d' && location.hash === '#/topic/0.0.%d'`, dashTopic, dashTopic), patience)
 	if !strings.EqualFold(tab.eval(`String(document.getElementById('notice').hidden)`), "true") {
 		t.Errorf("the notice still shows after a topic was found: %s", tab.eval(`document.getElementById('notice-text').textContent`))
 	}
@@ -149,11 +153,11 @@ func TestDashboardInBrowser(t *testing.T) {
 		button  string
 		buckets int
 	}{{"hour", 60}, {"day", 96}, {"week", 168}, {"hour", 60}} {
-		tab.step("choosing "+r.button, 5*time.Second, chromedp.Click(chromedp.CSS(`[data-range="`+r.button+`"]`)))
+		tab.step("choosing "+r.button, patience, chromedp.Click(chromedp.CSS(`[data-range="`+r.button+`"]`)))
 		tab.until(fmt.Sprintf("the %s chart with %d buckets", r.button, r.buckets), fmt.Sprintf(`(() => {
 			const c = document.getElementById('chart');
 			return c.dataset.range === %q && c.dataset.buckets === '%d' && c.dataset.total === '5' && c.querySelector('canvas') !== null;
-		})()`, r.button, r.buckets), 5*time.Second)
+		})()`, r.button, r.buckets), patience)
 	}
 
 	// --- the feed: the five, then a new message on top ---
@@ -164,69 +168,69 @@ func TestDashboardInBrowser(t *testing.T) {
 	if got := feedSeqs(); !slices.Equal(got, []string{"5", "4", "3", "2", "1"}) {
 		t.Errorf("the feed holds %v, want 5 4 3 2 1", got)
 	}
-	tab.until("the live feed", `document.getElementById('live').dataset.state === 'live'`, 10*time.Second)
+	tab.until("the live feed", `document.getElementById('live').dataset.state === 'live'`, patience)
 	waitSubscribed(t, srv, 1)
 	text := fmt.Sprintf("live reading %d: 22.1 °C ✓", time.Now().UnixNano())
 	appendMessages(t, b, liveRow{Topic: dashTopic, Text: text})
 	tab.until("the new message on top of the feed", fmt.Sprintf(`(() => {
 		const li = document.querySelector('#feed li.msg');
 		return li && li.dataset.seq === '6' && li.querySelector('.msg-body').textContent === %q;
-	})()`, text), 5*time.Second)
+	})()`, text), patience)
 	tab.until("the message counted", `document.getElementById('t-count').textContent === '6' &&
-		document.getElementById('chart').dataset.total === '6'`, 5*time.Second)
-	tab.step("switching to base64", 5*time.Second, chromedp.Click(chromedp.CSS(`[data-encoding="BASE64"]`)))
+		document.getElementById('chart').dataset.total === '6'`, patience)
+	tab.step("switching to base64", patience, chromedp.Click(chromedp.CSS(`[data-encoding="BASE64"]`)))
 	if got := tab.eval(`document.querySelector('#feed li.msg .msg-body').textContent`); got != base64.StdEncoding.EncodeToString([]byte(text)) {
 		t.Errorf("in base64 the new message reads %q", got)
 	}
-	tab.step("switching to UTF-8", 5*time.Second, chromedp.Click(chromedp.CSS(`[data-encoding="UTF8"]`)))
+	tab.step("switching to UTF-8", patience, chromedp.Click(chromedp.CSS(`[data-encoding="UTF8"]`)))
 
 	// --- a lost connection: shown, then caught up without gap or duplicate ---
 	traffic.expectFailures(true)
 	proxy.cut()
-	tab.until("the page saying it reconnects", `document.getElementById('live').dataset.state === 'reconnecting'`, 10*time.Second)
+	tab.until("the page saying it reconnects", `document.getElementById('live').dataset.state === 'reconnecting'`, patience)
 	waitSubscribed(t, srv, 0)
 	appendMessages(t, b, liveRow{Topic: dashTopic, Text: "committed while the page was cut off (1)"})
 	appendMessages(t, b, liveRow{Topic: dashTopic, Text: "committed while the page was cut off (2)"})
 	// A failed retry: wait until a reconnection attempt of the page, made
 	// after those commits, has been turned away (its back-off starts at 0.5 s).
-	for deadline, turned := time.Now().Add(15*time.Second), proxy.turnedAway(); proxy.turnedAway() <= turned; time.Sleep(20 * time.Millisecond) {
+	for deadline, turned := time.Now().Add(patience), proxy.turnedAway(); proxy.turnedAway() <= turned; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the page made no reconnection attempt within 15 s of the cut")
+			t.Fatalf("the page made no reconnection attempt within %s of the cut", patience)
 		}
 	}
 	proxy.restore()
 	tab.until("the feed live again with what it missed", `document.getElementById('live').dataset.state === 'live' &&
-		document.querySelector('#feed li.msg').dataset.seq === '8'`, 40*time.Second)
+		document.querySelector('#feed li.msg').dataset.seq === '8'`, patience)
 	traffic.expectFailures(false)
 	if got := feedSeqs(); !slices.Equal(got, []string{"8", "7", "6", "5", "4", "3", "2", "1"}) {
 		t.Errorf("after the outage the feed holds %v, want 8 7 6 5 4 3 2 1", got)
 	}
 	appendMessages(t, b, liveRow{Topic: dashTopic, Text: "after the outage"})
-	tab.until("a message after the outage", `document.querySelector('#feed li.msg').dataset.seq === '9'`, 5*time.Second)
+	tab.until("a message after the outage", `document.querySelector('#feed li.msg').dataset.seq === '9'`, patience)
 
 	// --- laptop and phone widths; screenshots on request ---
 	// nothing wider than the window: no sideways scrolling
 	fits := func(width int) string {
 		return fmt.Sprintf(`document.documentElement.scrollWidth <= %d && document.querySelector('#chart canvas').getBoundingClientRect().width <= %d`, width, width)
 	}
-	tab.step("laptop width", 5*time.Second, chromedp.EmulateViewport(1280, 900))
-	tab.until("the topic view at laptop width", fits(1280), 5*time.Second)
+	tab.step("laptop width", patience, chromedp.EmulateViewport(1280, 900))
+	tab.until("the topic view at laptop width", fits(1280), patience)
 	if screenshotDir() != "" {
 		// the new messages' highlight (CSS animation "fresh", 3 s) fades
-		tab.until("the highlight faded", `!document.getAnimations().some(a => a.animationName === 'fresh')`, 10*time.Second)
+		tab.until("the highlight faded", `!document.getAnimations().some(a => a.animationName === 'fresh')`, patience)
 	}
 	tab.screenshot("dashboard.png")
-	tab.step("phone width", 5*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
-	tab.until("the topic view at phone width", fits(390), 5*time.Second)
+	tab.step("phone width", patience, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+	tab.until("the topic view at phone width", fits(390), patience)
 	tab.screenshot("dashboard-phone.png")
-	tab.step("opening the topic list at phone width", 5*time.Second, chromedp.Click(chromedp.CSS(`.tabs a[data-view="topics"]`)))
-	tab.until("the topic list at phone width", `document.querySelector('`+row+`') !== null && document.documentElement.scrollWidth <= 390`, 5*time.Second)
-	tab.step("laptop width", 5*time.Second, chromedp.EmulateViewport(1280, 900))
+	tab.step("opening the topic list at phone width", patience, chromedp.Click(chromedp.CSS(`.tabs a[data-view="topics"]`)))
+	tab.until("the topic list at phone width", `document.querySelector('`+row+`') !== null && document.documentElement.scrollWidth <= 390`, patience)
+	tab.step("laptop width", patience, chromedp.EmulateViewport(1280, 900))
 
 	// --- schedules ---
-	tab.step("opening the schedules", 5*time.Second, chromedp.Click(chromedp.CSS(`.tabs a[data-view="schedules"]`)))
+	tab.step("opening the schedules", patience, chromedp.Click(chromedp.CSS(`.tabs a[data-view="schedules"]`)))
 	tab.until("the schedules", `document.querySelectorAll('#schedules tbody tr').length === 25 &&
-		document.querySelector('#schedules tbody .badge') !== null`, 5*time.Second)
+		document.querySelector('#schedules tbody .badge') !== null`, patience)
 	if got := tab.eval(`document.getElementById('live').dataset.state`); got != "off" {
 		t.Errorf("the live feed is %q after leaving the topic, want off", got)
 	}

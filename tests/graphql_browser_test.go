@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -54,7 +53,7 @@ func TestGraphQLExplorerInBrowser(t *testing.T) {
 	query := `{ topic(id: "0.0.7") { memo messages(first: 1) { nodes { message(encoding: UTF8) } } } }`
 	page := srv.URL + "/graphql?run=1&query=" + url.QueryEscape(query)
 	profile := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	args := []string{"--headless"}
 	for _, s := range chromiumSwitches {

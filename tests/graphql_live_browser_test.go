@@ -37,11 +37,11 @@ func TestGraphQLExplorerSubscription(t *testing.T) {
 	tab.explain = func() string { return traffic.report() + "\nresult pane: " + resultPane(tab.ctx) }
 
 	query := `subscription { topicMessages(topicId: "0.0.7") { sequenceNumber message(encoding: UTF8) } }`
-	tab.step("opening the explorer", 30*time.Second,
+	tab.step("opening the explorer", patience,
 		chromedp.Navigate(srv.URL+"/graphql?run=1&query="+url.QueryEscape(query)))
 	// run=1 has pressed the execute button; while the subscription runs it
 	// is GraphiQL's stop button.
-	tab.step("waiting for the explorer to subscribe", 30*time.Second,
+	tab.step("waiting for the explorer to subscribe", patience,
 		chromedp.WaitVisible(chromedp.CSS(`.graphiql-execute-button[aria-label^="Stop"]`)))
 	// The page shows the stop button as soon as it asks to subscribe; the
 	// message must be committed after the server follows the topic, or it
@@ -54,12 +54,12 @@ func TestGraphQLExplorerSubscription(t *testing.T) {
 		t.Fatalf("the new message of 0.0.7 got sequence number %d, want 6 (the fixture has 5)", row.Seq)
 	}
 	tab.until("waiting for the message in the result pane",
-		fmt.Sprintf(`(document.querySelector('.graphiql-response') || document.body).innerText.includes(%q)`, text), 20*time.Second)
+		fmt.Sprintf(`(document.querySelector('.graphiql-response') || document.body).innerText.includes(%q)`, text), patience)
 	// The pane shows the whole event, its sequence number too (a Long:
 	// a JSON number, or a string were it ever too large for one).
 	tab.until("reading the result pane",
 		`document.querySelector('.graphiql-response').innerText.includes('"sequenceNumber": "6"') ||
-			document.querySelector('.graphiql-response').innerText.includes('"sequenceNumber": 6')`, 5*time.Second)
+			document.querySelector('.graphiql-response').innerText.includes('"sequenceNumber": 6')`, patience)
 	tab.screenshot("explorer-subscription.png")
 
 	traffic.check(t, base.Host)
@@ -78,7 +78,7 @@ func TestGraphQLExplorerSubscription(t *testing.T) {
 // resultPane is the text of GraphiQL's result pane (or of the page, before
 // GraphiQL has drawn one), for a failure's message.
 func resultPane(tab context.Context) string {
-	ctx, cancel := context.WithTimeout(tab, 2*time.Second)
+	ctx, cancel := context.WithTimeout(tab, patience)
 	defer cancel()
 	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](
 		`(document.querySelector('.graphiql-response') || document.body).innerText`))

@@ -45,15 +45,15 @@ func TestGRPCWebInBrowser(t *testing.T) {
 	tab.explain = func() string {
 		return traffic.report() + "\npage: " + tab.eval(`document.body.innerText`)
 	}
-	tab.step("opening the page", 30*time.Second,
+	tab.step("opening the page", patience,
 		chromedp.Navigate(page.URL+"/index.html?topic=521&service="+url.QueryEscape(srv.URL)))
-	tab.until("waiting for the page to subscribe", `document.getElementById('state').innerText === 'subscribing'`, 20*time.Second)
+	tab.until("waiting for the page to subscribe", `document.getElementById('state').innerText === 'subscribing'`, patience)
 	waitSubscribed(t, srv, 1)
 
 	text := fmt.Sprintf("grüße über gRPC-Web %d ✓", time.Now().UnixNano())
 	appendMessages(t, b, liveRow{Topic: 521, Text: text})
 	tab.until("waiting for the message on the page",
-		fmt.Sprintf(`document.getElementById('messages').innerText.includes(%q)`, "1: "+text), 20*time.Second)
+		fmt.Sprintf(`document.getElementById('messages').innerText.includes(%q)`, "1: "+text), patience)
 	tab.screenshot("grpc-web.png")
 
 	traffic.mu.Lock()

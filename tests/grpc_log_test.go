@@ -77,15 +77,36 @@ func TestGRPCRequestLog(t *testing.T) {
 		"grpc-log-1": {"code": "ok", "protocol": "grpc"},
 		"grpc-log-2": {"code": "not_found", "protocol": "grpcweb"},
 	}
-	for id, fields := range want {
-		var lines []map[string]any
-		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			if lines = accessLines(srv, id); len(lines) > 0 {
-				break
+	// A marker, sent once the three have their lines: the access log is
+	// written in order, so once the marker's line is there any second line
+	// of the three would be too (rather than a fixed wait for the flush).
+	for id := range want {
+		for deadline := time.Now().Add(patience); len(accessLines(srv, id)) == 0; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no access log line within %s:\n%s", id, patience, srv.logs.String())
 			}
 		}
-		time.Sleep(200 * time.Millisecond) // a second line would be flushed by now
-		if lines = accessLines(srv, id); len(lines) != 1 {
+	}
+	{
+		mreq, _ := http.NewRequest(http.MethodPost, "http://"+addr+unknown, bytes.NewReader(grpcFrame(nil)))
+		mreq.Header.Set("Content-Type", "application/grpc")
+		mreq.Header.Set("X-Request-Id", "grpc-log-marker")
+		resp, err := h2c().Do(mreq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		for deadline := time.Now().Add(patience); len(accessLines(srv, "grpc-log-marker")) == 0; time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no access log line for the marker within %s:\n%s", patience, srv.logs.String())
+			}
+		}
+	}
+
+	for id, fields := range want {
+		lines := accessLines(srv, id)
+		if len(lines) != 1 {
 			t.Fatalf("%s: %d access log lines, want 1:\n%s", id, len(lines), srv.logs.String())
 		}
 		l := lines[0]

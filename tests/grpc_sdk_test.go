@@ -104,11 +104,11 @@ func TestGRPCSDK(t *testing.T) {
 	t.Run("history into live, chunks", func(t *testing.T) {
 		t.Parallel()
 		f := sdkSubscribe(t, addr, 501, nil) // the SDK's default: from epoch 0
-		history := f.wait(t, 5, 15*time.Second)
+		history := f.wait(t, 5, patience)
 		appendMessages(t, b, liveRow{Topic: 501})
 		insertChunks(t, b, 501, 3, time.Now().Add(-time.Minute).UnixNano())
 		appendMessages(t, b, liveRow{Topic: 501})
-		all := f.wait(t, 8, 15*time.Second)
+		all := f.wait(t, 8, patience)
 		if got := sdkSeqs(all); len(got) != 8 || got[0] != 1 || got[5] != 6 || got[6] != 9 || got[7] != 10 {
 			t.Fatalf("sequence numbers %v (history %v)", got, sdkSeqs(history))
 		}
@@ -122,10 +122,22 @@ func TestGRPCSDK(t *testing.T) {
 		t.Parallel()
 		start := time.Now().Add(-time.Second)
 		f := sdkSubscribe(t, addr, 777, &start)
-		time.Sleep(1500 * time.Millisecond) // NOT_FOUND, retried
+		// NOT_FOUND, retried: the topic is created once the SDK has
+		// retried, however long its first attempt took to reach the server.
+		for deadline := time.Now().Add(patience); ; time.Sleep(20 * time.Millisecond) {
+			f.mu.Lock()
+			retries := f.retries
+			f.mu.Unlock()
+			if retries > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the SDK did not retry within %s of subscribing to a topic that is not there", patience)
+			}
+		}
 		liveTopic(t, b, 777)
 		appendMessages(t, b, liveRow{Topic: 777})
-		m := f.wait(t, 1, 30*time.Second)
+		m := f.wait(t, 1, patience)
 		if m[0].SequenceNumber != 1 {
 			t.Errorf("first message %d", m[0].SequenceNumber)
 		}
@@ -142,7 +154,7 @@ func TestGRPCSDK(t *testing.T) {
 		f := sdkSubscribe(t, addr, 503, nil)
 		time.Sleep(60 * time.Second)
 		appendMessages(t, b, liveRow{Topic: 503})
-		f.wait(t, 1, 15*time.Second)
+		f.wait(t, 1, patience)
 		f.mu.Lock()
 		retries := f.retries
 		f.mu.Unlock()

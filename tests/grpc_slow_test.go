@@ -160,9 +160,10 @@ func (s *rawStream) messages(t *testing.T) []*mirror.ConsensusTopicResponse {
 func TestGRPCSlowConsumer(t *testing.T) {
 	t.Parallel()
 	const topic = 503
-	// A 16-message buffer; the write timeout is far off, so what ends the
-	// stream is the lag, not the stalled write.
-	srv, addr, b := grpcServer(t, "MIRRORQL_LIVE_BUFFER=16", "MIRRORQL_LIVE_WRITE_TIMEOUT=30s")
+	// A 16-message buffer; the write timeout is beyond the test, so what
+	// ends the stream is the lag, not the stalled write, however slowly a
+	// loaded machine delivers the batches (as in TestLiveFaultsSlowConsumer).
+	srv, addr, b := grpcServer(t, "MIRRORQL_LIVE_BUFFER=16", "MIRRORQL_LIVE_WRITE_TIMEOUT=1h")
 	other := grpcGo(grpcConn(t, addr))(t, topicQuery(topic))
 	// Room for a message or two: the server's writes block at once.
 	slow := dialRaw(t, addr, 256, topicQuery(topic))
@@ -175,8 +176,8 @@ func TestGRPCSlowConsumer(t *testing.T) {
 	// history drops what it cannot queue and reads it again from the
 	// database instead of being ended.
 	appendMessages(t, b, liveRow{Topic: topic})
-	consecutiveTopic(t, "the other subscriber", takeTopic(t, other, 1, 10*time.Second), 1)
-	deadline := time.Now().Add(10 * time.Second)
+	consecutiveTopic(t, "the other subscriber", takeTopic(t, other, 1, patience), 1)
+	deadline := time.Now().Add(patience)
 	for len(slow.messages(t)) < 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("the slow stream did not get the first message")
@@ -184,8 +185,10 @@ func TestGRPCSlowConsumer(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	// A stream that sent it from its history reads one more page, finds
-	// nothing, and is live: a moment, which a second covers.
-	time.Sleep(time.Second)
+	// nothing, and is live: one statement, begun by now. Three of the
+	// poller's polls, each a statement on the same database after an
+	// interval, cover it at this machine's pace.
+	polled(t, srv, 3)
 
 	// Six commits of ten, each delivered (the other subscriber has it)
 	// before the next: deliveries of their own, which the slow stream
@@ -199,14 +202,14 @@ func TestGRPCSlowConsumer(t *testing.T) {
 			rows[j] = liveRow{Topic: topic}
 		}
 		appendMessages(t, b, rows...)
-		consecutiveTopic(t, "the other subscriber", takeTopic(t, other, per, 10*time.Second), uint64(i*per+2))
+		consecutiveTopic(t, "the other subscriber", takeTopic(t, other, per, patience), uint64(i*per+2))
 	}
 
 	// The client reads again: what it was sent, then the status.
 	slow.open(t)
 	select {
 	case <-slow.ended:
-	case <-time.After(10 * time.Second):
+	case <-time.After(patience):
 		t.Fatal("the slow stream did not end")
 	}
 	slow.mu.Lock()
@@ -224,10 +227,10 @@ func TestGRPCSlowConsumer(t *testing.T) {
 	}
 	consecutiveTopic(t, "the slow stream", got, 1)
 	t.Logf("the slow stream got %d of %d messages, then %v", len(got), 1+batches*per, trailers)
-	waitMetric(t, srv.URL, "mirrorql_live_subscriptions_ended_total", map[string]string{"reason": "client_too_slow"}, 1, 10*time.Second)
+	waitMetric(t, srv.URL, "mirrorql_live_subscriptions_ended_total", map[string]string{"reason": "client_too_slow"}, 1, patience)
 
 	// The other one is still subscribed and gets the next message.
 	waitSubscribed(t, srv, 1)
 	appendMessages(t, b, liveRow{Topic: topic})
-	consecutiveTopic(t, "the other, after", takeTopic(t, other, 1, 10*time.Second), 1+batches*per+1)
+	consecutiveTopic(t, "the other, after", takeTopic(t, other, 1, patience), 1+batches*per+1)
 }

@@ -223,14 +223,14 @@ func TestGRPCHistoryThenLive(t *testing.T) {
 	}
 	waitSubscribed(t, srv, 2*len(all))
 	for name := range all {
-		consecutiveTopic(t, name+" history", takeTopic(t, from0[name], 5, 10*time.Second), 1)
+		consecutiveTopic(t, name+" history", takeTopic(t, from0[name], 5, patience), 1)
 	}
 	rows := appendMessages(t, b, liveRow{Topic: 501})
 	rows = append(rows, appendMessages(t, b, liveRow{Topic: 501}, liveRow{Topic: 501}, liveRow{Topic: 501})...)
 	for name := range all {
-		live := takeTopic(t, from0[name], 4, 10*time.Second)
+		live := takeTopic(t, from0[name], 4, patience)
 		consecutiveTopic(t, name+" live", live, 6)
-		now := takeTopic(t, fromNow[name], 4, 10*time.Second)
+		now := takeTopic(t, fromNow[name], 4, patience)
 		consecutiveTopic(t, name+" from now", now, 6)
 		m, r := live[0], rows[0]
 		want := &mirror.ConsensusTopicResponse{
@@ -279,7 +279,7 @@ func TestGRPCChunksLimitEnd(t *testing.T) {
 	insertChunks(t, b, 502, 3, validStart)
 	for name, sub := range clients(t, srv, addr) {
 		t.Run(name, func(t *testing.T) {
-			msgs := takeTopic(t, sub(t, fromEpoch(topicQuery(502))), 3, 10*time.Second)
+			msgs := takeTopic(t, sub(t, fromEpoch(topicQuery(502))), 3, patience)
 			for i, m := range msgs {
 				c := m.ChunkInfo
 				if c == nil || c.Number != int32(i+1) || c.Total != 3 || m.RunningHashVersion != 3 ||
@@ -288,7 +288,7 @@ func TestGRPCChunksLimitEnd(t *testing.T) {
 					t.Errorf("chunk %d: %v", i+1, m)
 				}
 			}
-			history := takeTopic(t, sub(t, fromEpoch(topicQuery(501))), 1, 10*time.Second)
+			history := takeTopic(t, sub(t, fromEpoch(topicQuery(501))), 1, patience)
 			if history[0].ChunkInfo != nil {
 				t.Errorf("chunkInfo on a whole message: %v", history[0])
 			}
@@ -296,8 +296,8 @@ func TestGRPCChunksLimitEnd(t *testing.T) {
 			q := fromEpoch(topicQuery(501))
 			q.Limit = 3
 			ch := sub(t, q)
-			consecutiveTopic(t, "limit 3", takeTopic(t, ch, 3, 10*time.Second), 1)
-			if ev := endOf(t, ch, 10*time.Second); ev.Code != codes.OK {
+			consecutiveTopic(t, "limit 3", takeTopic(t, ch, 3, patience), 1)
+			if ev := endOf(t, ch, patience); ev.Code != codes.OK {
 				t.Errorf("limit 3 ended %v %q, want OK", ev.Code, ev.Err)
 			}
 
@@ -309,8 +309,8 @@ func TestGRPCChunksLimitEnd(t *testing.T) {
 			q = fromEpoch(topicQuery(501))
 			q.ConsensusEndTime = &services.Timestamp{Seconds: (ts2 + 1) / 1e9, Nanos: int32((ts2 + 1) % 1e9)}
 			ch = sub(t, q)
-			consecutiveTopic(t, "end time", takeTopic(t, ch, 2, 10*time.Second), 1)
-			if ev := endOf(t, ch, 10*time.Second); ev.Code != codes.OK {
+			consecutiveTopic(t, "end time", takeTopic(t, ch, 2, patience), 1)
+			if ev := endOf(t, ch, patience); ev.Code != codes.OK {
 				t.Errorf("end time ended %v %q, want OK", ev.Code, ev.Err)
 			}
 		})
@@ -356,7 +356,7 @@ func TestGRPCValidation(t *testing.T) {
 	}
 	for name, sub := range clients(t, srv, addr) {
 		for _, c := range cases {
-			ev := endOf(t, sub(t, c.q), 10*time.Second)
+			ev := endOf(t, sub(t, c.q), patience)
 			if ev.Code != c.code || ev.Err != c.msg {
 				t.Errorf("%s, %s: %v %q, want %v %q", name, c.name, ev.Code, ev.Err, c.code, c.msg)
 			}
@@ -368,7 +368,7 @@ func TestGRPCValidation(t *testing.T) {
 func h2c() *http.Client {
 	var p http.Protocols
 	p.SetUnencryptedHTTP2(true)
-	return &http.Client{Transport: &http.Transport{Protocols: &p}, Timeout: 10 * time.Second}
+	return &http.Client{Transport: &http.Transport{Protocols: &p}, Timeout: patience} // a whole call, streams too: a hang's bound only
 }
 
 // grpcFrame is body framed as one gRPC message.
@@ -449,7 +449,7 @@ func TestGRPCBadInput(t *testing.T) {
 	}
 	// Still serving, and nothing panicked.
 	ch := grpcGo(grpcConn(t, addr))(t, fromEpoch(topicQuery(501)))
-	takeTopic(t, ch, 5, 10*time.Second)
+	takeTopic(t, ch, 5, patience)
 	if logs := srv.logs.String(); strings.Contains(logs, "panic") {
 		t.Errorf("the server logged a panic:\n%s", logs)
 	}
@@ -510,7 +510,7 @@ func TestGRPCDatabaseOutage(t *testing.T) {
 		}
 	}
 	appendMessages(t, w, liveRow{Topic: topic}, liveRow{Topic: topic})
-	take(2, 10*time.Second)
+	take(2, patience)
 	appendMessages(t, w, liveRow{Topic: topic})
 	if err := cluster.StopServer(); err != nil {
 		t.Fatal(err)
@@ -521,7 +521,7 @@ func TestGRPCDatabaseOutage(t *testing.T) {
 	}
 	w = openWriter(t, cluster.URL())
 	appendMessages(t, w, liveRow{Topic: topic}, liveRow{Topic: topic})
-	take(3, 20*time.Second)
+	take(3, patience)
 	for name := range streams {
 		consecutiveTopic(t, name, got[name], 1)
 	}
@@ -540,7 +540,7 @@ func TestGRPCShutdown(t *testing.T) {
 		streams[name] = sub(t, fromEpoch(topicQuery(501)))
 	}
 	for name, ch := range streams {
-		takeTopic(t, ch, 5, 10*time.Second)
+		takeTopic(t, ch, 5, patience)
 		_ = name
 	}
 	start := time.Now()
@@ -557,8 +557,8 @@ func TestGRPCShutdown(t *testing.T) {
 				if !ev.End || ev.Code != codes.Unavailable {
 					t.Errorf("%s at shutdown: %+v, want UNAVAILABLE", name, ev)
 				}
-			case <-time.After(10 * time.Second):
-				t.Errorf("%s: no end 10 s after SIGTERM", name)
+			case <-time.After(patience):
+				t.Errorf("%s: no end %s after SIGTERM", name, patience)
 			}
 		}()
 	}
@@ -617,13 +617,13 @@ func TestGRPCMetrics(t *testing.T) {
 	t.Parallel()
 	srv, addr, _ := grpcServer(t)
 	ch := grpcGo(grpcConn(t, addr))(t, fromEpoch(topicQuery(501)))
-	takeTopic(t, ch, 5, 10*time.Second)
+	takeTopic(t, ch, 5, patience)
 	web := connectGo(srv.URL, connect.WithGRPCWeb())(t, topicQuery(9999))
-	endOf(t, web, 10*time.Second)
+	endOf(t, web, patience)
 	proc := subscribeTopic
-	waitMetric(t, srv.URL, "mirrorql_grpc_calls_in_flight", map[string]string{"procedure": proc, "protocol": "grpc"}, 1, 10*time.Second)
-	waitMetric(t, srv.URL, "mirrorql_grpc_calls_total", map[string]string{"procedure": proc, "protocol": "grpcweb", "code": "not_found"}, 1, 10*time.Second)
-	waitMetric(t, srv.URL, "mirrorql_live_subscriptions", nil, 1, 10*time.Second)
+	waitMetric(t, srv.URL, "mirrorql_grpc_calls_in_flight", map[string]string{"procedure": proc, "protocol": "grpc"}, 1, patience)
+	waitMetric(t, srv.URL, "mirrorql_grpc_calls_total", map[string]string{"procedure": proc, "protocol": "grpcweb", "code": "not_found"}, 1, patience)
+	waitMetric(t, srv.URL, "mirrorql_live_subscriptions", nil, 1, patience)
 }
 
 // TestGRPCCaps: the caps are the GraphQL streams': per HTTP/2 connection
@@ -636,14 +636,14 @@ func TestGRPCCaps(t *testing.T) {
 	one(t, topicQuery(501))
 	one(t, topicQuery(502))
 	waitSubscribed(t, srv, 2)
-	if ev := endOf(t, one(t, topicQuery(503)), 10*time.Second); ev.Code != codes.ResourceExhausted ||
+	if ev := endOf(t, one(t, topicQuery(503)), patience); ev.Code != codes.ResourceExhausted ||
 		!strings.Contains(ev.Err, "per connection") {
 		t.Errorf("third on one connection: %v %q", ev.Code, ev.Err)
 	}
 	// A WebSocket's subscription counts toward the process's cap.
 	openWS(t, srv.URL).subscribe("a", subscriptionQuery(`topicId: "0.0.504"`))
 	waitSubscribed(t, srv, 3)
-	if ev := endOf(t, grpcGo(grpcConn(t, addr))(t, topicQuery(505)), 10*time.Second); ev.Code != codes.ResourceExhausted {
+	if ev := endOf(t, grpcGo(grpcConn(t, addr))(t, topicQuery(505)), patience); ev.Code != codes.ResourceExhausted {
 		t.Errorf("fourth in the process: %v %q", ev.Code, ev.Err)
 	}
 }
@@ -659,12 +659,12 @@ func TestGRPCLongDatabaseOutage(t *testing.T) {
 	ch := grpcGo(grpcConn(t, addr))(t, topicQuery(topic))
 	waitSubscribed(t, srv, 1)
 	appendMessages(t, w, liveRow{Topic: topic})
-	takeTopic(t, ch, 1, 10*time.Second)
+	takeTopic(t, ch, 1, patience)
 	stopped := time.Now()
 	if err := cluster.StopServer(); err != nil {
 		t.Fatal(err)
 	}
-	ev := endOf(t, ch, 15*time.Second)
+	ev := endOf(t, ch, patience)
 	if ev.Code != codes.Unavailable {
 		t.Errorf("after the outage: %v %q, want UNAVAILABLE", ev.Code, ev.Err)
 	}

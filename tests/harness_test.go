@@ -28,6 +28,16 @@ import (
 
 func TestMain(m *testing.M) { testdb.Main(m) }
 
+// patience bounds a wait for what normally takes milliseconds to a few
+// seconds (a message arriving, a stream ending, a server answering its
+// probe, a metric moving): a passing test never waits it out, however
+// loaded the machine, so it only turns a hang into a failure. It is package
+// live's patience, doubled for the end-to-end tests, whose every step goes
+// through a separate process and its database sessions. A verdict that
+// depends on how long something took is a window derived from what the test
+// measured, never this.
+const patience = 2 * time.Minute
+
 var (
 	buildOnce sync.Once
 	binPath   string
@@ -109,7 +119,7 @@ func launch(t testing.TB, probe, dbURL string, env ...string) *server {
 			t.Logf("server %s log:\n%s", addr, logs.String())
 		}
 	})
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(patience) // several servers start at once under a parallel run
 	for time.Now().Before(deadline) {
 		resp, err := http.Get(s.URL + probe)
 		if err == nil {
@@ -211,7 +221,7 @@ func (b *lockedBuffer) String() string {
 // get fetches a URL and returns status, headers and body.
 func get(t testing.TB, url string, header ...string) (int, http.Header, []byte) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -241,8 +251,8 @@ type response struct {
 }
 
 // plainClient asks for no compression on its own, so that a test reads an
-// answer as the server sent it, and gives up after 30 s.
-var plainClient = &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 30 * time.Second}
+// answer as the server sent it, and gives up after patience.
+var plainClient = &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: patience}
 
 // request sends method url with body (none when empty) and header pairs
 // through plainClient; unlike get, it checks nothing against openapi.yml.

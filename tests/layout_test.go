@@ -127,7 +127,7 @@ func TestDemoLayoutV2(t *testing.T) {
 	}
 	t.Run("bad layout", func(t *testing.T) {
 		t.Parallel()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		defer cancel()
 		out, err := exec.CommandContext(ctx, binary(t), "demo", "-layout", "v3").CombinedOutput()
 		var exit *exec.ExitError
@@ -154,7 +154,7 @@ func TestDemoLayoutV2(t *testing.T) {
 	if m == nil {
 		t.Fatalf("the demo did not say its database:\n%s", d.out.String())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, m[3])
 	if err != nil {

@@ -66,7 +66,7 @@ type wsClient struct {
 }
 
 func dialWS(t testing.TB, base string, subprotocol string, header http.Header) (*wsClient, error) {
-	d := websocket.Dialer{Subprotocols: []string{subprotocol}, HandshakeTimeout: 5 * time.Second}
+	d := websocket.Dialer{Subprotocols: []string{subprotocol}, HandshakeTimeout: patience}
 	conn, _, err := d.Dial("ws"+strings.TrimPrefix(base, "http")+"/graphql", header)
 	if err != nil {
 		return nil, err
@@ -81,7 +81,7 @@ func dialWS(t testing.TB, base string, subprotocol string, header http.Header) (
 	if err := conn.WriteJSON(map[string]any{"type": "connection_init", "payload": map[string]any{}}); err != nil {
 		return nil, err
 	}
-	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = conn.SetReadDeadline(time.Now().Add(patience))
 	var ack map[string]any
 	if err := conn.ReadJSON(&ack); err != nil {
 		return nil, err

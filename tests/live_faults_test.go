@@ -85,11 +85,31 @@ func waitMetric(t *testing.T, base, name string, labels map[string]string, want 
 	}
 }
 
-// quiet fails the test if any of chans has an event (or is closed) within d:
-// the streams are still open and have nothing more to say.
-func quiet(t *testing.T, d time.Duration, chans map[string]<-chan liveEvent) {
+// polled waits until srv has finished n more polls than it had (counted by
+// mirrorql_live_poll_duration_seconds, one a poll) and returns how long that
+// took: n polls' period on this machine at this moment, the interval and
+// each poll's own time. Polls run one after another, so of n ≥ 2 counted
+// from now the second began after the call.
+func polled(t *testing.T, srv *server, n int) time.Duration {
 	t.Helper()
-	deadline := time.Now().Add(d)
+	start := time.Now()
+	from := metricValue(t, srv.URL, "mirrorql_live_poll_duration_seconds", nil)
+	waitMetricAtLeast(t, srv.URL, "mirrorql_live_poll_duration_seconds", nil, from+float64(n), patience)
+	return time.Since(start)
+}
+
+// quiet fails the test if any of chans has an event (or is closed) while
+// srv polls three more times, and for as long again as one of those polls
+// took: the streams are still open and have nothing more to say. The window
+// is the server's own polls as they come on this machine at this moment: a
+// message left behind would come with one of them, however loaded the
+// machine (the first poll counted may have begun before the call; the
+// second began after it and is delivered once the third has ended, as in
+// TestLiveSameMillisecondAndLateGap).
+func quiet(t *testing.T, srv *server, chans map[string]<-chan liveEvent) {
+	t.Helper()
+	const polls = 3
+	deadline := time.Now().Add(polled(t, srv, polls) / polls)
 	for name, ch := range chans {
 		select {
 		case ev, ok := <-ch:
@@ -140,7 +160,7 @@ func TestLiveFaultsShortDatabaseOutage(t *testing.T) {
 	}
 
 	appendMessages(t, w, liveRow{Topic: topic}, liveRow{Topic: topic})
-	take(2, 10*time.Second)
+	take(2, patience)
 	// Right before the outage: committed, perhaps not yet polled.
 	appendMessages(t, w, liveRow{Topic: topic})
 	appendMessages(t, w, liveRow{Topic: topic}, liveRow{Topic: topic})
@@ -155,12 +175,12 @@ func TestLiveFaultsShortDatabaseOutage(t *testing.T) {
 	w = openWriter(t, cluster.URL()) // the old pool's connections died with the server
 	appendMessages(t, w, liveRow{Topic: topic})
 	appendMessages(t, w, liveRow{Topic: topic}, liveRow{Topic: topic})
-	take(6, 20*time.Second)
+	take(6, patience)
 	t.Logf("every message reached both subscribers %s after the database was back", time.Since(restarted).Round(time.Millisecond))
 	for name := range streams {
 		consecutive(t, name, got[name], 1)
 	}
-	quiet(t, 300*time.Millisecond, streams)
+	quiet(t, srv, streams)
 	if n := metricValue(t, srv.URL, "mirrorql_live_subscriptions", nil); n != 2 {
 		t.Errorf("%v open subscriptions after the outage, want 2", n)
 	}
@@ -185,14 +205,14 @@ func TestLiveFaultsLongDatabaseOutage(t *testing.T) {
 	waitSubscribed(t, srv, 2)
 	appendMessages(t, w, liveRow{Topic: topic})
 	for name, ch := range streams {
-		consecutive(t, name, takeN(t, ch, 1, 10*time.Second), 1)
+		consecutive(t, name, takeN(t, ch, 1, patience), 1)
 	}
 	stopped := time.Now() // the server's sessions end as it stops
 	if err := cluster.StopServer(); err != nil {
 		t.Fatal(err)
 	}
 	for name, ch := range streams {
-		msgs, last, ended := collect(t, ch, 15*time.Second)
+		msgs, last, ended := collect(t, ch, patience)
 		took := time.Since(stopped)
 		if !ended || len(msgs) != 0 || len(last.Errors) != 1 || last.Errors[0].Code() != "UNAVAILABLE" {
 			t.Fatalf("%s: %d messages, last %+v, ended %v; want one error UNAVAILABLE", name, len(msgs), last, ended)
@@ -202,7 +222,7 @@ func TestLiveFaultsLongDatabaseOutage(t *testing.T) {
 		}
 		t.Logf("%s: %q %s into the outage", name, last.Errors[0].Message, took.Round(time.Millisecond))
 	}
-	waitMetric(t, srv.URL, "mirrorql_live_subscriptions_ended_total", map[string]string{"reason": "unavailable"}, 2, 10*time.Second)
+	waitMetric(t, srv.URL, "mirrorql_live_subscriptions_ended_total", map[string]string{"reason": "unavailable"}, 2, patience)
 	waitSubscribed(t, srv, 0)
 }
 
@@ -224,7 +244,7 @@ func TestLiveFaultsShutdownCompletesStreams(t *testing.T) {
 	appendMessages(t, b, liveRow{Topic: 501}, liveRow{Topic: 502}, liveRow{Topic: 503})
 	first := map[string]int64{"websocket a": 6, "websocket b": 1, "sse": 1} // 501 holds five already
 	for name, ch := range streams {
-		consecutive(t, name, takeN(t, ch, 1, 10*time.Second), first[name])
+		consecutive(t, name, takeN(t, ch, 1, patience), first[name])
 	}
 
 	begin := time.Now()
@@ -234,15 +254,15 @@ func TestLiveFaultsShutdownCompletesStreams(t *testing.T) {
 	exited := make(chan error, 1)
 	go func() { exited <- srv.cmd.Wait() }()
 	for name, ch := range streams {
-		msgs, last, ended := collect(t, ch, 10*time.Second)
+		msgs, last, ended := collect(t, ch, patience)
 		if !ended || !last.Complete || len(msgs) != 0 {
 			t.Errorf("%s after SIGTERM: %d messages, last %+v, ended %v; want complete", name, len(msgs), last, ended)
 		}
 	}
 	select {
 	case <-c.closed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the WebSocket is still open 10 s after SIGTERM")
+	case <-time.After(patience):
+		t.Fatalf("the WebSocket is still open %s after SIGTERM", patience)
 	}
 	if code := c.CloseCode(); code != websocket.CloseGoingAway {
 		t.Errorf("close frame %d, want %d (going away)", code, websocket.CloseGoingAway)
@@ -252,14 +272,14 @@ func TestLiveFaultsShutdownCompletesStreams(t *testing.T) {
 		if err != nil {
 			t.Fatalf("exit after SIGTERM: %v", err)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no exit within 10 s of SIGTERM")
+	case <-time.After(patience):
+		t.Fatalf("no exit within %s of SIGTERM", patience)
 	}
-	took := time.Since(begin)
-	t.Logf("streams completed and the process exited %s after SIGTERM", took.Round(time.Millisecond))
-	if took >= 5*time.Second {
-		t.Errorf("exit %s after SIGTERM, not within the 5 s grace", took)
-	}
+	// Whether the streams ended within the grace is the server's to say, by
+	// its own clock: past it, it logs "grace period exceeded" and exits 1.
+	// The test's clock adds its own turns on a busy machine, so it is
+	// logged, not judged.
+	t.Logf("streams completed and the process exited %s after SIGTERM", time.Since(begin).Round(time.Millisecond))
 	if logs := srv.logs.String(); strings.Contains(logs, "grace period exceeded") || !strings.Contains(logs, "http server stopped") {
 		t.Errorf("not a clean shutdown:\n%s", logs)
 	}
@@ -279,7 +299,7 @@ func TestLiveFaultsNoGoroutineLeft(t *testing.T) {
 	ch := warm.subscribe("w", subscriptionQuery(topicArg(504)))
 	waitSubscribed(t, srv, 1)
 	appendMessages(t, b, liveRow{Topic: 504})
-	takeN(t, ch, 1, 10*time.Second)
+	takeN(t, ch, 1, patience)
 	warm.Close()
 	waitSubscribed(t, srv, 0)
 	base := goroutines()
@@ -299,7 +319,7 @@ func TestLiveFaultsNoGoroutineLeft(t *testing.T) {
 	waitSubscribed(t, srv, 60)
 	appendMessages(t, b, liveRow{Topic: 505}, liveRow{Topic: 506}, liveRow{Topic: 507})
 	for _, ch := range chans {
-		takeN(t, ch, 1, 10*time.Second)
+		takeN(t, ch, 1, patience)
 	}
 	peak := goroutines()
 
@@ -308,7 +328,7 @@ func TestLiveFaultsNoGoroutineLeft(t *testing.T) {
 	}
 	cancel() // the SSE requests: their connections are closed
 	start := time.Now()
-	deadline := start.Add(15 * time.Second)
+	deadline := start.Add(patience)
 	var subs, now float64
 	for time.Now().Before(deadline) {
 		subs, now = metricValue(t, srv.URL, "mirrorql_live_subscriptions", nil), goroutines()
@@ -319,14 +339,14 @@ func TestLiveFaultsNoGoroutineLeft(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("15 s after the clients left: %v subscriptions, %v goroutines (%v before, %v at the peak)", subs, now, base, peak)
+	t.Fatalf("%s after the clients left: %v subscriptions, %v goroutines (%v before, %v at the peak)", patience, subs, now, base, peak)
 }
 
 // rawWS is a graphql-transport-ws connection that has subscribed to query as
 // operation "1", with no reader: the caller reads, or does not.
 func rawWS(t *testing.T, base, query string) *websocket.Conn {
 	t.Helper()
-	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: 5 * time.Second}
+	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: patience}
 	conn, _, err := d.Dial("ws"+strings.TrimPrefix(base, "http")+"/graphql", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -335,7 +355,7 @@ func rawWS(t *testing.T, base, query string) *websocket.Conn {
 	if err := conn.WriteJSON(map[string]any{"type": "connection_init"}); err != nil {
 		t.Fatal(err)
 	}
-	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = conn.SetReadDeadline(time.Now().Add(patience))
 	var ack map[string]any
 	if err := conn.ReadJSON(&ack); err != nil || ack["type"] != "connection_ack" {
 		t.Fatalf("connection_init: %v %v", ack, err)
@@ -381,7 +401,7 @@ func TestLiveFaultsSlowConsumer(t *testing.T) {
 	got := takeN(t, fast, 1, time.Minute)
 	pace := time.Since(first)
 	t.Logf("the first message took %s", pace.Round(time.Millisecond))
-	_ = slow.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_ = slow.SetReadDeadline(time.Now().Add(patience))
 	for {
 		var m map[string]any
 		if err := slow.ReadJSON(&m); err != nil {
@@ -425,13 +445,16 @@ func TestLiveFaultsSlowConsumer(t *testing.T) {
 	waitMetric(t, srv.URL, "mirrorql_live_subscriptions_ended_total", map[string]string{"reason": "client_too_slow"}, 1, 20*time.Second+4*batchesTook)
 	t.Logf("the slow client counted as too slow %s after the first batch", time.Since(start).Round(time.Millisecond))
 	waitSubscribed(t, srv, 1) // the reading one is still there
-	quiet(t, 200*time.Millisecond, map[string]<-chan liveEvent{"the reading subscriber": fast})
+	quiet(t, srv, map[string]<-chan liveEvent{"the reading subscriber": fast})
 
 	// The stalled client: its writes time out after 1 s, its connection is
 	// closed, its subscription ends.
 	waitSubscribed(t, stalledSrv, 0)
 	waitMetric(t, stalledSrv.URL, "mirrorql_live_subscriptions_ended_total", map[string]string{"reason": "client_gone"}, 1, 5*time.Second+4*batchesTook)
-	_ = stalled.SetReadDeadline(time.Now().Add(10 * time.Second))
+	// Its subscription has ended, so its connection is closed by now: the
+	// reads take what the sockets held, then the end. The deadline only
+	// turns a connection left open into a failure rather than a hang.
+	_ = stalled.SetReadDeadline(time.Now().Add(patience))
 	var n int
 	var err error
 	for {
@@ -473,7 +496,7 @@ func TestLiveFaultsWebSocketOrigins(t *testing.T) {
 			header.Set("Origin", tc.origin)
 		}
 		if !tc.ok {
-			d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: 5 * time.Second}
+			d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: patience}
 			conn, resp, err := d.Dial("ws"+strings.TrimPrefix(tc.srv.URL, "http")+"/graphql", header)
 			if conn != nil {
 				conn.Close()
@@ -525,7 +548,7 @@ func TestLiveFaultsRedisWakeUp(t *testing.T) {
 	subscribed := time.Now()
 	ch := openWS(t, srv.URL).subscribe("1", subscriptionQuery(topicArg(num)))
 	waitSubscribed(t, srv, 1)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		subs, err := rdb.PubSubNumSub(ctx, channel).Result()
 		if err != nil {
@@ -539,18 +562,30 @@ func TestLiveFaultsRedisWakeUp(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// The subscription reads its topic once more a second after it turned
-	// live (the safety re-read); the scenario needs that behind it. A span of
-	// the server's own clock, not an event the test can observe.
-	time.Sleep(time.Until(subscribed.Add(2 * time.Second)))
+	// The subscription turns live after a poll that began after it
+	// registered (the poller is woken for it; nothing was followed before,
+	// so the first poll counted is that one) and a read of its history; a
+	// second later by the server's clock (the hub's SafetyCheck) it reads
+	// its topic once more, and the scenario needs that behind it. The
+	// re-read itself cannot be observed: the wait is the second, plus ten
+	// times what the subscription took to its hand-off on this machine now
+	// for the history read and the server's timer to come as late.
+	waitMetricAtLeast(t, srv.URL, "mirrorql_live_poll_duration_seconds", nil, 1, patience)
+	handedOff := time.Now()
+	pace := handedOff.Sub(subscribed)
+	const safetyCheck = time.Second
+	time.Sleep(time.Until(handedOff.Add(safetyCheck + 10*pace)))
+	t.Logf("the subscription's hand-off came %s after it was sent", pace.Round(time.Millisecond))
 
 	// Committed without a publication: the next poll is half a minute away.
+	// Were one due, it would deliver the message at the pace just measured:
+	// ten times that is the window.
 	base := time.Now().UnixNano()
 	unannounced := appendMessages(t, b, liveRow{Topic: num, Seq: 1, Ts: base})
 	select {
 	case ev := <-ch:
-		t.Fatalf("a message without a publication arrived within 1 s (so a poll was due; the test proves nothing): %+v", ev)
-	case <-time.After(time.Second):
+		t.Fatalf("a message without a publication arrived within %s (so a poll was due; the test proves nothing): %+v", 10*pace, ev)
+	case <-time.After(10 * pace):
 	}
 
 	// As the importer writes: the publication, then the commit. The service
@@ -590,6 +625,9 @@ func TestLiveFaultsRedisWakeUp(t *testing.T) {
 		// subscription) only the publication explains a delivery: wait up to
 		// a second before it, however long this machine takes to deliver.
 		within := time.Until(subscribed.Add(29 * time.Second))
+		if within <= 0 {
+			t.Fatalf("the machine is too busy for this test: the attempt came %s after the subscription, past the next poll", time.Since(subscribed).Round(time.Millisecond))
+		}
 		msgs := takeN(t, ch, 1+attempt, within)
 		took := time.Since(committed)
 		consecutive(t, "after the publication", msgs, 1)
@@ -612,10 +650,10 @@ func TestLiveFaultsRedisDown(t *testing.T) {
 	appendMessages(t, b, liveRow{Topic: 508})
 	appendMessages(t, b, liveRow{Topic: 508}, liveRow{Topic: 508})
 	for name, ch := range streams {
-		consecutive(t, name, takeN(t, ch, 3, 10*time.Second), 1)
+		consecutive(t, name, takeN(t, ch, 3, patience), 1)
 	}
-	quiet(t, 300*time.Millisecond, streams)
-	deadline := time.Now().Add(10 * time.Second)
+	quiet(t, srv, streams)
+	deadline := time.Now().Add(patience)
 	for !strings.Contains(srv.logs.String(), "cannot subscribe to the importer's Redis channels") {
 		if time.Now().After(deadline) {
 			t.Fatalf("no log line about the Redis that does not answer:\n%s", srv.logs.String())

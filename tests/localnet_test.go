@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"mirrorql/tests/testdb"
 )
@@ -69,9 +68,9 @@ func TestLocalNetworkCommand(t *testing.T) {
 		t.Fatalf("grpcurl's request %s: %v", c[1], err)
 	}
 	events := grpcGo(grpcConn(t, grpcAddr))(t, fromEpoch(topicQuery(7)))
-	consecutiveTopic(t, "topic 0.0.7 over gRPC", takeTopic(t, events, 6, 30*time.Second), 1)
+	consecutiveTopic(t, "topic 0.0.7 over gRPC", takeTopic(t, events, 6, patience), 1)
 	appendMessages(t, nw.DB, liveRow{Topic: 7})
-	consecutiveTopic(t, "topic 0.0.7's next message", takeTopic(t, events, 1, 30*time.Second), 7)
+	consecutiveTopic(t, "topic 0.0.7's next message", takeTopic(t, events, 1, patience), 7)
 	if status, _, body := get(t, d.base+"/api/v1/topics/0.0.7/messages/7"); status != http.StatusOK {
 		t.Errorf("the message written while serving: %d %s", status, body)
 	}

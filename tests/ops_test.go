@@ -187,7 +187,7 @@ func TestOpsRequestID(t *testing.T) {
 
 	// One JSON log line per request, with method, route template, status,
 	// duration and id.
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		lines := requestLogs(t, s.logs.String())
 		l, ok := lines["trace-42:abc"]
@@ -238,8 +238,8 @@ func TestOpsShutdownOnSignal(t *testing.T) {
 		if err != nil {
 			t.Fatalf("exit after SIGTERM: %v\n%s", err, s.logs.String())
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no exit within 10 s of SIGTERM")
+	case <-time.After(patience):
+		t.Fatalf("no exit within %s of SIGTERM", patience)
 	}
 	t.Logf("stopped %v after SIGTERM", time.Since(begin).Round(time.Millisecond))
 	if !strings.Contains(s.logs.String(), "http server stopped") {
@@ -308,6 +308,15 @@ func checkScheduleCache(t *testing.T, b *bun.DB, s, fresh *server, store string)
 	}
 	before := time.Now() // the entry is stored after this: it lives until before+10 s at least
 	first := fetchResponse(t, s.URL+list)
+	// The requests before the expiry, each timed: the slowest is the
+	// machine's pace for the request that finds the entry expired.
+	slowest := time.Since(before)
+	timed := func(f func() response) response {
+		start := time.Now()
+		r := f()
+		slowest = max(slowest, time.Since(start))
+		return r
+	}
 	if first.status != http.StatusOK || first.header.Get("Link") == "" || first.header.Get("Cache-Control") != "public, max-age=10" {
 		t.Fatalf("first answer: %d %v %s", first.status, first.header, first.body)
 	}
@@ -315,15 +324,15 @@ func checkScheduleCache(t *testing.T, b *bun.DB, s, fresh *server, store string)
 
 	// New data: the list lags behind, the single lookup does not.
 	insertSchedule(t, b, 1)
-	hit := fetchResponse(t, s.URL+list)
+	hit := timed(func() response { return fetchResponse(t, s.URL+list) })
 	sameResponse(t, "hit", first, hit)
 	if st, _, body := get(t, s.URL+"/api/v1/schedules/0.0.1"); st != http.StatusOK || !strings.Contains(string(body), `"schedule_id":"0.0.1"`) {
 		t.Errorf("single lookup of the new schedule: %d %s", st, body)
 	}
-	if nm := fetchResponse(t, s.URL+list, "If-None-Match", first.header.Get("ETag")); nm.status != http.StatusNotModified || nm.body != "" {
+	if nm := timed(func() response { return fetchResponse(t, s.URL+list, "If-None-Match", first.header.Get("ETag")) }); nm.status != http.StatusNotModified || nm.body != "" {
 		t.Errorf("If-None-Match on a hit: %d %q", nm.status, nm.body)
 	}
-	if got := fetchResponse(t, fresh.URL+list); got.body == first.body {
+	if got := timed(func() response { return fetchResponse(t, fresh.URL+list) }); got.body == first.body {
 		t.Fatalf("the uncached server does not see the new schedule")
 	}
 	if v := cacheCount("hit"); v != 2 {
@@ -332,10 +341,14 @@ func checkScheduleCache(t *testing.T, b *bun.DB, s, fresh *server, store string)
 
 	// Wait for the entry to expire: poll until the new schedule shows, no
 	// sooner than max-age (10 s) after the entry was stored, and no later
-	// than a few seconds after that.
+	// than that plus twenty times the slowest request above (the entry was
+	// stored within the first; the answer that finds it expired is one
+	// more, after a poll's pause).
 	expiry := before.Add(10 * time.Second)
+	const pause = 50 * time.Millisecond // between polls once the entry may have expired
+	late := pause + 20*slowest
 	var after response
-	for deadline := expiry.Add(5 * time.Second); ; {
+	for deadline := expiry.Add(late); ; {
 		after = fetchResponse(t, s.URL+list)
 		answered := time.Now()
 		if after.body != first.body {
@@ -345,10 +358,10 @@ func checkScheduleCache(t *testing.T, b *bun.DB, s, fresh *server, store string)
 			break
 		}
 		if answered.After(deadline) {
-			t.Fatalf("5 s after max-age the stale answer is still served: %s", after.body)
+			t.Fatalf("%s after max-age (twenty times the slowest request, %s) the stale answer is still served: %s", late, slowest, after.body)
 		}
 		// Poll sparsely while the entry must still be live, closely once it may have expired.
-		wait := 50 * time.Millisecond
+		wait := pause
 		if until := time.Until(expiry); until > time.Second {
 			wait = until - time.Second
 		}

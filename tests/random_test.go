@@ -156,7 +156,7 @@ func TestRandomRequests(t *testing.T) {
 		return
 	}
 	// A request's goroutines end by its deadline at the latest.
-	settle := 15*time.Second + deadline
+	settle := deadline + patience // past the deadline, only a goroutine that stays
 	settled := time.Now().Add(settle)
 	var now int
 	for {
@@ -188,7 +188,7 @@ func envInt(t *testing.T, name string, def int) int {
 // of its own (closed afterwards); false when it is not there.
 func goroutines(t *testing.T, base string) (int, bool) {
 	t.Helper()
-	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: patience}
 	resp, err := c.Get(base + "/metrics")
 	if err != nil {
 		t.Fatal(err)

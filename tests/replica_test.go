@@ -107,7 +107,7 @@ func TestReadOnlyReplica(t *testing.T) {
 func graphQLReads(t *testing.T, name, base string) {
 	t.Helper()
 	query := `{"query":"{ topic(id: \"0.0.7\") { __typename } topics(first: 2) { __typename } }"}`
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/graphql", bytes.NewBufferString(query))
 	req.Header.Set("Content-Type", "application/json")
@@ -156,7 +156,7 @@ func TestHotStandby(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	var inRecovery, caughtUp bool
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	for deadline := time.Now().Add(patience); ; { // replay is the standby's pace: only a standby that never catches up fails
 		err := conn.QueryRow(ctx, "SELECT pg_is_in_recovery(), coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, false)", lsn).
 			Scan(&inRecovery, &caughtUp)
 		if err != nil {

@@ -231,8 +231,8 @@ func sameStreams(t *testing.T, wantURL, gotURL, wantAddr, gotAddr string, ref, b
 	var history [2][]*mirror.ConsensusTopicResponse
 	var events [2][]json.RawMessage
 	for i := range streams {
-		history[i] = takeTopic(t, streams[i], int(count), 30*time.Second)
-		events[i] = takeEvents(t, subs[i], int(count), 30*time.Second)
+		history[i] = takeTopic(t, streams[i], int(count), patience)
+		events[i] = takeEvents(t, subs[i], int(count), patience)
 	}
 	base := time.Now().UnixNano()
 	for _, w := range []*bun.DB{ref, b} {
@@ -241,8 +241,8 @@ func sameStreams(t *testing.T, wantURL, gotURL, wantAddr, gotAddr string, ref, b
 		}
 	}
 	for i := range streams {
-		history[i] = append(history[i], takeTopic(t, streams[i], live, 30*time.Second)...)
-		events[i] = append(events[i], takeEvents(t, subs[i], live, 30*time.Second)...)
+		history[i] = append(history[i], takeTopic(t, streams[i], live, patience)...)
+		events[i] = append(events[i], takeEvents(t, subs[i], live, patience)...)
 	}
 	for k := range history[0] {
 		if !proto.Equal(history[0][k], history[1][k]) {

@@ -298,7 +298,7 @@ func TestPgBouncer(t *testing.T) {
 			// 1.18 (Debian 12's) can crash it ("bad client state" in
 			// disconnect_client), so the requests have minutes.
 			common := []string{"MIRRORQL_DB_DRIVER=" + driver, "MIRRORQL_DB_PREPARE=false", "MIRRORQL_CACHE_ENABLED=false",
-				"MIRRORQL_REQUEST_TIMEOUT=3m", "MIRRORQL_DB_STATEMENT_TIMEOUT=3m"}
+				"MIRRORQL_REQUEST_TIMEOUT=3m", "MIRRORQL_DB_STATEMENT_TIMEOUT=3m", "MIRRORQL_HTTP_WRITE_TIMEOUT=4m"}
 			def := startServer(t, viaBouncer, common...)
 			limited := startServer(t, viaBouncer, append(common, "MIRRORQL_RESPONSE_LIMIT_DEFAULT=2", "MIRRORQL_RESPONSE_LIMIT_MAX=4")...)
 			servers = append(servers, instance{driver, "", def.URL}, instance{driver, "limit", limited.URL})

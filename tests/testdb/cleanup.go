@@ -50,9 +50,15 @@ var ownedName = regexp.MustCompile("^" + Prefix + ownerMark + "([0-9a-f]{8})_")
 // checkpoint and file removal, which more of at once only queue behind.
 const dropParallel = 2
 
-// dropWait bounds how long Shutdown waits for the background drops; what
-// is left then, the next process sweeps.
+// dropWait bounds one drop, and the wait for the drops of a test about them.
 const dropWait = 10 * time.Minute
+
+// shutdownWait bounds how long Shutdown waits for the background drops:
+// what is left then, the next process on the server sweeps. On a busy
+// shared server the drops queue behind checkpoints for minutes, and a
+// package's tests, all passed, should not wait for them nor run into go
+// test's -timeout.
+const shutdownWait = time.Minute
 
 var (
 	// ownerKey is this process's key (under mu; 0 until the lock is held),
@@ -144,14 +150,14 @@ func dropNow(admin *sql.DB, name string, after ...string) error {
 	return nil
 }
 
-// waitDrops waits for the background drops (and the sweep), up to dropWait;
+// waitDrops waits for the background drops (and the sweep), up to limit;
 // it names what is still being dropped then.
-func waitDrops() {
+func waitDrops(limit time.Duration) {
 	done := make(chan struct{})
 	go func() { drops.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(dropWait):
+	case <-time.After(limit):
 		dropMu.Lock()
 		left := slices.Sorted(func(yield func(string) bool) {
 			for name := range dropping {
@@ -162,7 +168,7 @@ func waitDrops() {
 		})
 		dropMu.Unlock()
 		fmt.Fprintf(os.Stderr, "testdb: %d databases still being dropped after %s, left to the next test process's sweep: %s\n",
-			len(left), dropWait, strings.Join(left, ", "))
+			len(left), limit, strings.Join(left, ", "))
 	}
 }
 

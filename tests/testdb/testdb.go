@@ -720,7 +720,7 @@ func withDatabase(u, name string) (string, error) {
 }
 
 // Shutdown drops the v2 templates, waits for the background drops (up to
-// dropWait: what is left, the next process sweeps), releases the owner key,
+// shutdownWait: what is left, the next process sweeps), releases the owner key,
 // closes the admin pool and stops the throwaway cluster, if one was
 // started, which takes every database with it. Databases of tests still
 // running are lost with it.
@@ -733,7 +733,7 @@ func Shutdown() {
 	}
 	templates = map[string]*template{}
 	mu.Unlock()
-	waitDrops()
+	waitDrops(shutdownWait)
 	mu.Lock()
 	defer mu.Unlock()
 	shutdownCitus()

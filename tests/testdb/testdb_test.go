@@ -51,7 +51,7 @@ func TestNew(t *testing.T) {
 	})
 	// The subtest's cleanup has dropped its database, in the background;
 	// on the process's own cluster it is left for the cluster's end.
-	waitDrops()
+	waitDrops(dropWait)
 	var n int
 	if err := adminDB(t).QueryRowContext(context.Background(), "select count(*) from pg_database where datname = $1", name).Scan(&n); err != nil {
 		t.Fatal(err)
@@ -215,7 +215,7 @@ func TestLocalNetwork(t *testing.T) {
 			})
 		}
 	})
-	waitDrops()
+	waitDrops(dropWait)
 	var n int
 	if err := adminDB(t).QueryRowContext(ctx, "select count(*) from pg_roles where rolname = any($1)", roles).Scan(&n); err != nil {
 		t.Fatal(err)

@@ -52,15 +52,23 @@ func idleReturn(t *testing.T) time.Duration {
 	_, _, cancel, done := start(t, patience)
 	began := time.Now()
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run with nothing in flight = %v", err)
-		}
-	case <-time.After(patience):
-		t.Fatal("Run with nothing in flight did not return")
+	if err := returned(t, done, "with nothing in flight"); err != nil {
+		t.Fatalf("Run with nothing in flight = %v", err)
 	}
 	return time.Since(began)
+}
+
+// returned is what Run returned on done, waited for up to patience (a
+// hang's bound): the test fails when it never returns, saying when.
+func returned(t *testing.T, done <-chan error, when string) error {
+	t.Helper()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(patience):
+		t.Fatalf("Run did not return %s", when)
+		return nil
+	}
 }
 
 type answer struct {
@@ -119,13 +127,8 @@ func TestShutdownFinishesInFlight(t *testing.T) {
 	if a := <-inflight; a.err != nil || a.body != "finished" {
 		t.Fatalf("in-flight request: %q, %v", a.body, a.err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("Run = %v", err)
-		}
-	case <-time.After(patience):
-		t.Fatal("Run did not return after the last request")
+	if err := returned(t, done, "after the last request"); err != nil {
+		t.Fatalf("Run = %v", err)
 	}
 }
 

@@ -11,7 +11,7 @@ FUZZTIME     ?= 10s
 # The packages whose tests build databases with tests/testdb (they import
 # it): test-v2 runs them again on the mirror node's v2 layout. charttest is a
 # module of its own (test-chart runs it).
-TESTDB_PKGS   = $(sort $(dir $(shell grep -rl --include='*_test.go' --exclude-dir=charttest '"mirrorql/tests/testdb"' .)))
+TESTDB_PKGS   = $(sort $(dir $(shell grep -rlE --include='*_test.go' --exclude-dir=charttest '^\s*(testdb )?"mirrorql/tests/testdb"$$' .)))
 SOAK_DURATION ?= 10m
 # PG chooses the PostgreSQL server of test-on, test-db-on and the benchmarks:
 # empty, the one on 127.0.0.1:5432 (else a throwaway cluster of the installed
@@ -25,12 +25,17 @@ PG_ENV = $(if $(PG),bin=$$(scripts/postgres.sh $(PG)) || exit 1; export MIRRORQL
 # 15 (what `make run` finds on a bare Debian) and on 17 (the v1 chart's).
 PG_FULL ?= 16 18
 PG_DB   ?= 15 17
-# The database packages (with the throwaway clusters) and the end-to-end
-# tests, which test-db-on runs; on v2, the packages whose tests read a
-# database of the run's layout (pgcluster's and testdb's own tests ask for
-# the layouts they are about, whatever the run's: v1's run holds them).
-DB_PKGS    = ./db/... ./pgcluster/... ./tests/...
-DB_V2_PKGS = ./db/... ./tests/
+# The database packages on the versions make test runs the rest on once
+# (test-db-on): db, with the throwaway clusters and the test databases
+# (pgcluster's and testdb's own tests, about no layout or asking for
+# theirs, in the v1 run); on v2, db. The end-to-end tests read the
+# database through db's statements alone, which these runs hold on every
+# version; they run on 16 and 18 (test-on) and on the Citus cluster, whose
+# servers are Debian's 15 (test-citus).
+DB_PKGS    = ./db/... ./pgcluster/... ./tests/testdb/
+DB_V2_PKGS = ./db/...
+# The Citus run: db and the end-to-end tests.
+CITUS_PKGS = ./db/... ./tests/
 # The tests of a Citus cluster, which they start themselves on Debian's
 # PostgreSQL 15 whatever PG says: test-citus runs them, the other parts
 # leave them to it (-skip) rather than start a cluster each.
@@ -58,7 +63,7 @@ help: ## list the targets
 build: ## build the service into bin/mirrorql
 	$(GO) build -o $(BIN) .
 
-test: ## the whole suite: vet, every test on both layouts on PostgreSQL 16 and 18, the database packages on 15 and 17 and on Citus, the Helm chart
+test: ## the whole suite: vet, every test on both layouts on PostgreSQL 16 and 18, the database packages on 15 and 17, db and the end-to-end tests on Citus, the Helm chart
 	$(GO) vet ./...
 	@failed=""; \
 	for v in $(PG_FULL); do $(MAKE) --no-print-directory test-on PG=$$v || failed="$$failed test-on:PG=$$v"; done; \
@@ -79,9 +84,9 @@ test-on: ## every test on one server (PG=16, …; empty: the local one), then th
 test-v2: ## the database-backed tests again on the v2 layout (MIRRORQL_TEST_LAYOUT=v2; PG as for test-on)
 	@$(call timed,database-backed tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(TESTDB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(V2_SKIP)')
 
-test-db-on: ## the database packages and the end-to-end tests on one server (PG=15, …), on both layouts
-	@status=0; ($(call timed,db and end-to-end tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(CITUS_TESTS)')) || status=1; \
-	($(call timed,db and end-to-end tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(DB_V2_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(V2_SKIP)')) || status=1; \
+test-db-on: ## the database packages on one server (PG=15, …), on both layouts
+	@status=0; ($(call timed,database packages on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(CITUS_TESTS)')) || status=1; \
+	($(call timed,database packages on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(DB_V2_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(V2_SKIP)')) || status=1; \
 	exit $$status
 
 # The v2 layout as mainnet and testnet run it: on Citus. testdb's v2-citus is
@@ -90,7 +95,7 @@ test-db-on: ## the database packages and the end-to-end tests on one server (PG=
 # the tables distributed as the importer's v2 migrations distribute them.
 test-citus: ## the database packages and the end-to-end tests on the v2 layout of a real Citus cluster
 	@($(call timed,Citus 12.1 built and installed,scripts/citus.sh)) && \
-	($(call timed,db and end-to-end tests on v2 on Citus,MIRRORQL_TEST_LAYOUT=v2-citus $(GO) test $(DB_V2_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(CITUS_SKIP)')) && \
+	($(call timed,db and end-to-end tests on v2 on Citus,MIRRORQL_TEST_LAYOUT=v2-citus $(GO) test $(CITUS_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(CITUS_SKIP)')) && \
 	($(call timed,the Citus tests of pgcluster and testdb,MIRRORQL_TEST_LAYOUT=v2-citus $(GO) test ./pgcluster ./tests/testdb -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -run '$(CITUS_INFRA_TESTS)'))
 
 # In test-citus, pgcluster's and testdb's tests of the Citus run: the

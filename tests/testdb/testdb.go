@@ -283,7 +283,8 @@ func adminDB(tb testing.TB) *sql.DB {
 
 // New creates an empty database with a unique name, builds the layout of
 // Layout() in it, and returns its URL and a handle on it. Both are closed and
-// the database dropped when the test ends. On v2 it has partitions for the
+// the database dropped when the test ends (on the process's own throwaway
+// cluster, left for the cluster's end: createDatabase). On v2 it has partitions for the
 // months test rows are in (v2Options); a test about partitions, whose rows
 // may fall in any month, asks NewLayout.
 func New(tb testing.TB) (url string, b *bun.DB) {

@@ -176,7 +176,9 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	initdb.Dir = dir
 	initdb.Env = serverEnv()
 	initdb.SysProcAttr = sysProcAttr(cred)
-	if out, err := initdb.CombinedOutput(); err != nil {
+	// Kept on its thread, as the server is: its parent-death signal came
+	// midway when the runtime retired the thread that had started it.
+	if out, err := RunKept(initdb); err != nil {
 		return nil, fmt.Errorf("pgcluster: initdb: %w\n%s", err, out)
 	}
 

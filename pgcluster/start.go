@@ -1,6 +1,7 @@
 package pgcluster
 
 import (
+	"bytes"
 	"os/exec"
 	"runtime"
 )
@@ -28,4 +29,18 @@ func StartKept(cmd *exec.Cmd) (<-chan error, error) {
 		return nil, err
 	}
 	return exited, nil
+}
+
+// RunKept runs cmd to its end as StartKept starts it, and returns its
+// combined output, as cmd.CombinedOutput does. For a short-lived child with
+// a parent-death signal (initdb): run from any thread, it caught SIGQUIT
+// midway when the thread was retired under it.
+func RunKept(cmd *exec.Cmd) ([]byte, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	exited, err := StartKept(cmd)
+	if err == nil {
+		err = <-exited
+	}
+	return out.Bytes(), err
 }

@@ -34,8 +34,8 @@ PG_DB   ?= 15 17
 # servers are Debian's 15 (test-citus).
 DB_PKGS    = ./db/... ./pgcluster/... ./tests/testdb/
 DB_V2_PKGS = ./db/...
-# The Citus run: db and the end-to-end tests.
-CITUS_PKGS = ./db/... ./tests/
+# The Citus run: db and the end-to-end tests (E2E_PKGS).
+CITUS_DB_PKGS = ./db/...
 # The tests of a Citus cluster, which they start themselves on Debian's
 # PostgreSQL 15 whatever PG says: test-citus runs them, the other parts
 # leave them to it (-skip) rather than start a cluster each.
@@ -55,7 +55,7 @@ CITUS_SKIP = $(call anyof,$(LAYOUT_TESTS))
 # timed NAME CMD… runs a part of the suite and says how long it took.
 timed = start=$$(date +%s); echo "==> $(1)"; $(2); rc=$$?; echo "==> $(1): $$(( $$(date +%s) - start ))s$$( [ $$rc = 0 ] || echo ", FAILED" )"; exit $$rc
 
-.PHONY: help build test test-on test-db-on test-v2 test-citus test-chart run local-network seed docker fuzz conformance bench soak bench-live bench-scale-pair
+.PHONY: help build test test-on test-db-on test-v2 test-citus test-chart part-chart part-citus-v2-e2e part-citus-v2-db part-citus-infra run local-network seed docker fuzz conformance bench soak bench-live bench-scale-pair
 
 help: ## list the targets
 	@grep -E '^[a-z][a-z0-9-]*:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -63,40 +63,90 @@ help: ## list the targets
 build: ## build the service into bin/mirrorql
 	$(GO) build -o $(BIN) .
 
+# make test runs its parts side by side, TEST_JOBS at a time. One after
+# another, they left two fifths of two cores idle (their tests wait on
+# servers, outages and timeouts), and one package, the end-to-end tests, outlasted the rest of its
+# part while go test started it last; so each version's suite is split in
+# two parts, the end-to-end package and every other, and the parts start
+# longest first (make starts its goals in order; so the parts have no
+# prerequisites, which it would start first). Each part's output is printed
+# whole when it ends (make -O), with its time; -k runs every part whatever
+# another said, so one run reports every failure.
+TEST_JOBS ?= 3
+GOTEST     = $(GO) test -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT)
+E2E_PKGS   = ./tests/
+# Every package of the module but the end-to-end tests; on v2, those of them
+# that build databases.
+OTHER_PKGS    = $(filter-out mirrorql/tests,$(shell $(GO) list ./...))
+OTHER_V2_PKGS = $(filter-out $(E2E_PKGS),$(TESTDB_PKGS))
+# A part's server is its name's second word: 15 to 18 (scripts/postgres.sh's
+# builds), local (the one on 127.0.0.1:5432, else a throwaway cluster of the
+# installed server) or citus (the Citus run, which starts its own clusters).
+pg_env = $(if $(filter local citus,$(1)),,bin=$$(scripts/postgres.sh $(1)) || exit 1; export MIRRORQL_POSTGRES_BIN="$$bin";)
+on     = $(if $(filter local,$(1)),,$(if $(filter citus,$(1)), on Citus, on PostgreSQL $(1)))
+PG_ENV = $(if $(PG),$(call pg_env,$(PG)),)
+SERVER = $(or $(PG),local)
+# parts SERVERS,PARTS: each server's build made ready (scripts/postgres.sh
+# fetches one into .cache/postgres the first time, scripts/citus.sh builds
+# Citus), then the parts, side by side.
+parts = ( $(foreach s,$(1),$(if $(filter local,$(s)),,$(if $(filter citus,$(s)),($(call timed,Citus 12.1 built and installed,scripts/citus.sh)),scripts/postgres.sh $(s) >/dev/null) &&)) \
+	$(MAKE) --no-print-directory -k -j$(TEST_JOBS) -O $(2)) || { echo "==> FAILED: the parts above that say FAILED"; false; }
+comma := ,
+
+# The order the parts start in, longest first (as measured side by side:
+# about 500 s for the first, 300 s to 200 s for the next ten, under 110 s for
+# the rest).
+TEST_PARTS = part-citus-v2-e2e $(foreach v,$(PG_FULL),part-$(v)-v1-other) \
+	$(foreach v,$(PG_FULL),part-$(v)-v1-e2e part-$(v)-v2-e2e) part-citus-v2-db $(foreach v,$(PG_DB),part-$(v)-v1-db) \
+	$(foreach v,$(PG_FULL),part-$(v)-v2-other) part-chart $(foreach v,$(PG_DB),part-$(v)-v2-db) part-citus-infra
+
 test: ## the whole suite: vet, every test on both layouts on PostgreSQL 16 and 18, the database packages on 15 and 17, db and the end-to-end tests on Citus, the Helm chart
 	$(GO) vet ./...
-	@failed=""; \
-	for v in $(PG_FULL); do $(MAKE) --no-print-directory test-on PG=$$v || failed="$$failed test-on:PG=$$v"; done; \
-	for v in $(PG_DB); do $(MAKE) --no-print-directory test-db-on PG=$$v || failed="$$failed test-db-on:PG=$$v"; done; \
-	$(MAKE) --no-print-directory test-citus || failed="$$failed test-citus"; \
-	$(MAKE) --no-print-directory test-chart || failed="$$failed test-chart"; \
-	if [ -n "$$failed" ]; then echo "==> make test FAILED in:$$failed"; exit 1; fi
+	@# Compiled once, before the parts would compile them side by side.
+	@$(call timed,every test package compiled,$(GO) test -count=1 -exec true ./... >/dev/null)
+	@$(call timed,the parts$(comma) $(TEST_JOBS) at a time,$(call parts,$(PG_FULL) $(PG_DB) citus,$(TEST_PARTS)))
 
 # The public mainnet and testnet mirror nodes run the v2 layout
 # (topic_message and transaction partitioned by month; tests/testdb,
 # docs/reference/v2-layout.md): the database-backed tests once more on it.
-# Each part runs whatever the one before it said, so that one run reports
-# every failure.
-test-on: ## every test on one server (PG=16, …; empty: the local one), then the database-backed ones on v2
-	@status=0; ($(call timed,all tests on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test ./... -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(CITUS_TESTS)')) || status=1; \
-	$(MAKE) --no-print-directory test-v2 || status=1; exit $$status
+test-on: ## every test on one server (PG=16, …; empty: the local one), and the database-backed ones on v2
+	@$(call parts,$(SERVER),part-$(SERVER)-v1-other part-$(SERVER)-v1-e2e part-$(SERVER)-v2-e2e part-$(SERVER)-v2-other)
 
 test-v2: ## the database-backed tests again on the v2 layout (MIRRORQL_TEST_LAYOUT=v2; PG as for test-on)
-	@$(call timed,database-backed tests on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(TESTDB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(V2_SKIP)')
+	@$(call parts,$(SERVER),part-$(SERVER)-v2-e2e part-$(SERVER)-v2-other)
 
 test-db-on: ## the database packages on one server (PG=15, …), on both layouts
-	@status=0; ($(call timed,database packages on v1$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) $(GO) test $(DB_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(CITUS_TESTS)')) || status=1; \
-	($(call timed,database packages on v2$(if $(PG), on PostgreSQL $(PG)),$(PG_ENV) MIRRORQL_TEST_LAYOUT=v2 $(GO) test $(DB_V2_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(V2_SKIP)')) || status=1; \
-	exit $$status
+	@$(call parts,$(SERVER),part-$(SERVER)-v1-db part-$(SERVER)-v2-db)
+
+# The parts (part-SERVER-LAYOUT-PACKAGES; SERVER as pg_env says), run by
+# the targets above, which make their servers' builds ready first.
+part-%-v1-e2e:
+	@$(call timed,end-to-end tests on v1$(call on,$*),$(call pg_env,$*) $(GOTEST) $(E2E_PKGS) -skip '$(CITUS_TESTS)')
+part-%-v1-other:
+	@$(call timed,every other package on v1$(call on,$*),$(call pg_env,$*) $(GOTEST) $(OTHER_PKGS) -skip '$(CITUS_TESTS)')
+part-%-v2-e2e:
+	@$(call timed,end-to-end tests on v2$(call on,$*),$(call pg_env,$*) MIRRORQL_TEST_LAYOUT=v2 $(GOTEST) $(E2E_PKGS) -skip '$(V2_SKIP)')
+part-%-v2-other:
+	@$(call timed,the other database-backed packages on v2$(call on,$*),$(call pg_env,$*) MIRRORQL_TEST_LAYOUT=v2 $(GOTEST) $(OTHER_V2_PKGS) -skip '$(V2_SKIP)')
+part-%-v1-db:
+	@$(call timed,database packages on v1$(call on,$*),$(call pg_env,$*) $(GOTEST) $(DB_PKGS) -skip '$(CITUS_TESTS)')
+part-%-v2-db:
+	@$(call timed,database packages on v2$(call on,$*),$(call pg_env,$*) MIRRORQL_TEST_LAYOUT=v2 $(GOTEST) $(DB_V2_PKGS) -skip '$(V2_SKIP)')
 
 # The v2 layout as mainnet and testnet run it: on Citus. testdb's v2-citus is
 # a real cluster (a coordinator and two workers of Debian's PostgreSQL 15 with
 # Citus 12.1, which scripts/citus.sh builds from third_party/citus once),
 # the tables distributed as the importer's v2 migrations distribute them.
+# Each of its parts' test processes starts a cluster of its own.
 test-citus: ## the database packages and the end-to-end tests on the v2 layout of a real Citus cluster
-	@($(call timed,Citus 12.1 built and installed,scripts/citus.sh)) && \
-	($(call timed,db and end-to-end tests on v2 on Citus,MIRRORQL_TEST_LAYOUT=v2-citus $(GO) test $(CITUS_PKGS) -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -skip '$(CITUS_SKIP)')) && \
-	($(call timed,the Citus tests of pgcluster and testdb,MIRRORQL_TEST_LAYOUT=v2-citus $(GO) test ./pgcluster ./tests/testdb -count=1 -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) -run '$(CITUS_INFRA_TESTS)'))
+	@$(call parts,citus,part-citus-v2-e2e part-citus-v2-db part-citus-infra)
+
+part-citus-v2-e2e:
+	@$(call timed,end-to-end tests on v2 on Citus,MIRRORQL_TEST_LAYOUT=v2-citus $(GOTEST) $(E2E_PKGS) -skip '$(CITUS_SKIP)')
+part-citus-v2-db:
+	@$(call timed,db on v2 on Citus,MIRRORQL_TEST_LAYOUT=v2-citus $(GOTEST) $(CITUS_DB_PKGS) -skip '$(CITUS_SKIP)')
+part-citus-infra:
+	@$(call timed,the Citus tests of pgcluster and testdb,MIRRORQL_TEST_LAYOUT=v2-citus $(GOTEST) ./pgcluster ./tests/testdb -run '$(CITUS_INFRA_TESTS)')
 
 # In test-citus, pgcluster's and testdb's tests of the Citus run: the
 # cluster and the variant (their other tests are about no layout, or ask
@@ -109,7 +159,8 @@ CITUS_INFRA_TESTS = ^(TestCitus|TestCitusDistribution|TestVariants|TestNewRecent
 # lint and template through Helm's Go packages, every object decoded strictly,
 # the route table, promtool (Debian's prometheus package; under CI=true a
 # missing promtool fails) and the metrics of a running mirrorql.
-test-chart: ## the Helm chart's tests (charts/charttest; needs promtool and PostgreSQL)
+test-chart: part-chart ## the Helm chart's tests (charts/charttest; needs promtool and PostgreSQL)
+part-chart:
 	@$(call timed,Helm chart tests,cd charts/charttest && $(GO) vet ./... && $(GO) test ./... -count=1 -timeout $(TEST_TIMEOUT))
 
 run: build ## run the demo: a throwaway database with sample data, and the service on it (DEMOFLAGS="-layout v2": the v2 layout)
@@ -126,10 +177,14 @@ docker: ## build the container image mirrorql:local (needs a Docker engine)
 
 # Every Fuzz* target of every package, one after the other, FUZZTIME each
 # (a duration, 30s, or a count of inputs, 50000x; CI uses a count, see .ci/run).
-# `go test -list` prints a package's matching names, then its "ok <package>" line.
+# The targets are found in the test files' text (a line per package: its
+# directory, then its targets), not by `go test -list`, which links every
+# package's test binary first.
 fuzz: ## run each fuzz target for FUZZTIME (default 10s)
 	@set -e; \
-	targets=$$($(GO) test -list '^Fuzz' ./... | awk '/^Fuzz/ { names = names " " $$1 } /^ok / { if (names != "") print $$2 names; names = "" }'); \
+	targets=$$(grep -rE --include='*_test.go' --exclude-dir=charts --exclude-dir=third_party --exclude-dir=.cache -o '^func Fuzz[A-Za-z0-9_]*\(' . | \
+		sed -E 's#^(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\($$#\1 \2#' | sort | \
+		awk '$$1 != pkg { if (pkg != "") print pkg names; pkg = $$1; names = "" } { names = names " " $$2 } END { if (pkg != "") print pkg names }'); \
 	if [ -z "$$targets" ]; then echo "no fuzz targets"; exit 0; fi; \
 	echo "$$targets" | while read -r pkg names; do \
 		for name in $$names; do \

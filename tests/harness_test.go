@@ -26,7 +26,15 @@ import (
 	"mirrorql/tests/testdb"
 )
 
-func TestMain(m *testing.M) { testdb.Main(m) }
+// TestMain removes the binary built for the tests (some 50 MB a process)
+// when they end.
+func TestMain(m *testing.M) {
+	testdb.Main(m, func() {
+		if binPath != "" {
+			_ = os.RemoveAll(filepath.Dir(binPath))
+		}
+	})
+}
 
 // patience bounds a wait for what normally takes milliseconds to a few
 // seconds (a message arriving, a stream ending, a server answering its

@@ -754,9 +754,13 @@ func Shutdown() {
 	}
 }
 
-// Main runs the tests of a package, then Shutdown. Call it from TestMain.
-func Main(m *testing.M) {
+// Main runs the tests of a package, then the package's own cleanups, then
+// Shutdown. Call it from TestMain.
+func Main(m *testing.M, cleanups ...func()) {
 	code := m.Run()
+	for _, c := range cleanups {
+		c()
+	}
 	Shutdown()
 	os.Exit(code)
 }

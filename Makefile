@@ -65,9 +65,10 @@ build: ## build the service into bin/mirrorql
 
 # make test runs its parts side by side, TEST_JOBS at a time. One after
 # another, they left two fifths of two cores idle (their tests wait on
-# servers, outages and timeouts), and one package, the end-to-end tests, outlasted the rest of its
-# part while go test started it last; so each version's suite is split in
-# two parts, the end-to-end package and every other, and the parts start
+# servers, outages and timeouts), and one package, the end-to-end tests,
+# outlasted the rest of its part while go test started it last; so each
+# version's suite is split in two parts, the end-to-end package and every
+# other, and the parts start
 # longest first (make starts its goals in order; so the parts have no
 # prerequisites, which it would start first). Each part's output is printed
 # whole when it ends (make -O), with its time; -k runs every part whatever
@@ -81,9 +82,10 @@ OTHER_PKGS    = $(filter-out mirrorql/tests,$(shell $(GO) list ./...))
 OTHER_V2_PKGS = $(filter-out $(E2E_PKGS),$(TESTDB_PKGS))
 # A part's server is its name's second word: 15 to 18 (scripts/postgres.sh's
 # builds), local (the one on 127.0.0.1:5432, else a throwaway cluster of the
-# installed server) or citus (the Citus run, which starts its own clusters).
-pg_env = $(if $(filter local citus,$(1)),,bin=$$(scripts/postgres.sh $(1)) || exit 1; export MIRRORQL_POSTGRES_BIN="$$bin";)
-on     = $(if $(filter local,$(1)),,$(if $(filter citus,$(1)), on Citus, on PostgreSQL $(1)))
+# installed server) or citus (the Citus run, whose parts have rules of their
+# own below: it starts its own clusters).
+pg_env = $(if $(filter local,$(1)),,bin=$$(scripts/postgres.sh $(1)) || exit 1; export MIRRORQL_POSTGRES_BIN="$$bin";)
+on     = $(if $(filter local,$(1)),, on PostgreSQL $(1))
 PG_ENV = $(if $(PG),$(call pg_env,$(PG)),)
 SERVER = $(or $(PG),local)
 # parts SERVERS,PARTS: each server's build made ready (scripts/postgres.sh

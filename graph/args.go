@@ -88,11 +88,14 @@ const (
 )
 
 func encodeCursor(kind string, key int64) string {
-	b := make([]byte, 0, 24)
-	b = append(b, kind...)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, key, 10)
-	return base64.RawURLEncoding.EncodeToString(b)
+	return string(appendCursor(nil, kind, key))
+}
+
+// appendCursor appends the cursor of key to b.
+func appendCursor(b []byte, kind string, key int64) []byte {
+	var raw [32]byte
+	text := strconv.AppendInt(append(append(raw[:0], kind...), ':'), key, 10)
+	return base64.RawURLEncoding.AppendEncode(b, text)
 }
 
 // afterCursor decodes an `after` cursor of the given kind; anything else is

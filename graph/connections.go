@@ -20,24 +20,25 @@ func pageInfo(more bool, cursors []string) *PageInfo {
 }
 
 // messageConnection is a page of messages; the nodes' siblings are page
-// (when the rows came in a batch with other lists), else the rows shown.
+// (when the rows came in a batch with other lists), else the rows shown. The
+// nodes and edges are written by the views (view/render.go), the cursors
+// into the response as they are written.
 func messageConnection(p app.MessagePage, page *view.Page[model.TopicMessage]) *TopicMessageConnection {
-	rows := p.Rows
+	nodes := &view.Messages{Rows: p.Rows, Page: page}
 	c := &TopicMessageConnection{
-		Edges: make([]*TopicMessageEdge, len(rows)),
-		Nodes: make([]*view.TopicMessage, len(rows)),
+		Nodes:    nodes,
+		Edges:    &view.MessageEdges{Messages: *nodes, AppendCursor: appendMessageCursor},
+		PageInfo: &PageInfo{HasNextPage: p.More},
 	}
-	cursors := make([]string, len(rows))
-	if page == nil {
-		page = &view.Page[model.TopicMessage]{Rows: rows}
+	if n := len(p.Rows); n > 0 {
+		end := encodeCursor(cursorMessage, int64(app.MessageKey(&p.Rows[n-1])))
+		c.PageInfo.EndCursor = &end
 	}
-	for i := range rows {
-		cursors[i] = encodeCursor(cursorMessage, int64(app.MessageKey(&rows[i])))
-		c.Nodes[i] = &view.TopicMessage{Row: &rows[i], Page: page}
-		c.Edges[i] = &TopicMessageEdge{Cursor: cursors[i], Node: c.Nodes[i]}
-	}
-	c.PageInfo = pageInfo(p.More, cursors)
 	return c
+}
+
+func appendMessageCursor(b []byte, m *model.TopicMessage) []byte {
+	return appendCursor(b, cursorMessage, int64(app.MessageKey(m)))
 }
 
 func topicConnection(p app.TopicPage) *TopicConnection {

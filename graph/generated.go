@@ -20,7 +20,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
-// region    ************************** generated!.gotpl **************************
+// region    ***************************** api!.gotpl *****************************
 
 // NewExecutableSchema creates an ExecutableSchema from the ResolverRoot interface.
 func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
@@ -42,6 +42,10 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 }
+
+// endregion ***************************** api!.gotpl *****************************
+
+// region    ************************** generated!.gotpl **************************
 
 type QueryResolver interface {
 	Topic(ctx context.Context, id view.EntityIDArg) (*view.Topic, error)
@@ -72,6 +76,10 @@ type TopicMessageResolver interface {
 	FullMessage(ctx context.Context, obj *view.TopicMessage, encoding *view.MessageEncoding) (*string, error)
 }
 
+// endregion ************************** generated!.gotpl **************************
+
+// region    ************************** internal!.gotpl ***************************
+
 type executableSchema graphql.ExecutableSchemaState[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 func (e *executableSchema) Schema() *ast.Schema {
@@ -84,18 +92,19 @@ func (e *executableSchema) Schema() *ast.Schema {
 func (e *executableSchema) Complexity(ctx context.Context, typeName, field string, childComplexity int, rawArgs map[string]any) (int, bool) {
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
-
 	return 0, false
 }
 
 func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
-	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
-		ec.unmarshalInputEntityIdFilter,
-		ec.unmarshalInputLongFilter,
-		ec.unmarshalInputTimestampFilter,
-	)
+	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
+		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("EntityIdFilter", ec.unmarshalInputEntityIdFilter),
+			graphql.NewInputUnmarshaler("LongFilter", ec.unmarshalInputLongFilter),
+			graphql.NewInputUnmarshaler("TimestampFilter", ec.unmarshalInputTimestampFilter),
+		)
+	}
 	first := true
 
 	switch opCtx.Operation.Operation {
@@ -105,7 +114,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			var data graphql.Marshaler
 			if first {
 				first = false
-				ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
+				ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
 				data = ec._Query(ctx, opCtx.Operation.SelectionSet)
 			} else {
 				if atomic.LoadInt32(&ec.PendingDeferred) > 0 {
@@ -573,7 +582,7 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type __Type", field.Name)
 }
 
-// endregion ************************** generated!.gotpl **************************
+// endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
 
@@ -953,8 +962,8 @@ func (ec *executionContext) field___Directive_args_args(ctx context.Context, raw
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalOBoolean2bool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -967,8 +976,8 @@ func (ec *executionContext) field___Field_args_args(ctx context.Context, rawArgs
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
-		func(ctx context.Context, v any) (*bool, error) {
-			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalOBoolean2bool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -1005,11 +1014,21 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
+		func(ctx context.Context, v any) (bool, error) {
+			return ec.unmarshalOBoolean2bool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeDeprecated"] = arg0
+	return args, nil
+}
+
 // endregion ***************************** args.gotpl *****************************
-
-// region    ************************** directives.gotpl **************************
-
-// endregion ************************** directives.gotpl **************************
 
 // region    **************************** field.gotpl *****************************
 
@@ -1033,7 +1052,7 @@ func (ec *executionContext) _ActivityBucket_from(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_ActivityBucket_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ActivityBucket", field, true, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("ActivityBucket", field, true, false, "Timestamp")
 }
 
 func (ec *executionContext) _ActivityBucket_to(ctx context.Context, field graphql.CollectedField, obj *view.ActivityBucket) (ret graphql.Marshaler) {
@@ -1056,7 +1075,7 @@ func (ec *executionContext) _ActivityBucket_to(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_ActivityBucket_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ActivityBucket", field, true, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("ActivityBucket", field, true, false, "Timestamp")
 }
 
 func (ec *executionContext) _ActivityBucket_messages(ctx context.Context, field graphql.CollectedField, obj *view.ActivityBucket) (ret graphql.Marshaler) {
@@ -1079,7 +1098,7 @@ func (ec *executionContext) _ActivityBucket_messages(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_ActivityBucket_messages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ActivityBucket", field, true, false, errors.New("field of type Long does not have child fields"))
+	return graphql.NewScalarFieldContext("ActivityBucket", field, true, false, "Long")
 }
 
 func (ec *executionContext) _ChunkInfo_initialTransactionId(ctx context.Context, field graphql.CollectedField, obj *view.ChunkInfo) (ret graphql.Marshaler) {
@@ -1134,7 +1153,7 @@ func (ec *executionContext) _ChunkInfo_number(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_ChunkInfo_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChunkInfo", field, true, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("ChunkInfo", field, true, false, "Int")
 }
 
 func (ec *executionContext) _ChunkInfo_total(ctx context.Context, field graphql.CollectedField, obj *view.ChunkInfo) (ret graphql.Marshaler) {
@@ -1157,7 +1176,7 @@ func (ec *executionContext) _ChunkInfo_total(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_ChunkInfo_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChunkInfo", field, true, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("ChunkInfo", field, true, false, "Int")
 }
 
 func (ec *executionContext) _CustomFees_createdTimestamp(ctx context.Context, field graphql.CollectedField, obj *view.CustomFees) (ret graphql.Marshaler) {
@@ -1180,7 +1199,7 @@ func (ec *executionContext) _CustomFees_createdTimestamp(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_CustomFees_createdTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CustomFees", field, true, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("CustomFees", field, true, false, "Timestamp")
 }
 
 func (ec *executionContext) _CustomFees_fixedFees(ctx context.Context, field graphql.CollectedField, obj *view.CustomFees) (ret graphql.Marshaler) {
@@ -1235,7 +1254,7 @@ func (ec *executionContext) _FixedFee_amount(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_FixedFee_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FixedFee", field, true, false, errors.New("field of type Long does not have child fields"))
+	return graphql.NewScalarFieldContext("FixedFee", field, true, false, "Long")
 }
 
 func (ec *executionContext) _FixedFee_collectorAccountId(ctx context.Context, field graphql.CollectedField, obj *view.FixedFee) (ret graphql.Marshaler) {
@@ -1258,7 +1277,7 @@ func (ec *executionContext) _FixedFee_collectorAccountId(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_FixedFee_collectorAccountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FixedFee", field, true, false, errors.New("field of type EntityId does not have child fields"))
+	return graphql.NewScalarFieldContext("FixedFee", field, true, false, "EntityId")
 }
 
 func (ec *executionContext) _FixedFee_denominatingTokenId(ctx context.Context, field graphql.CollectedField, obj *view.FixedFee) (ret graphql.Marshaler) {
@@ -1281,7 +1300,7 @@ func (ec *executionContext) _FixedFee_denominatingTokenId(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_FixedFee_denominatingTokenId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FixedFee", field, true, false, errors.New("field of type EntityId does not have child fields"))
+	return graphql.NewScalarFieldContext("FixedFee", field, true, false, "EntityId")
 }
 
 func (ec *executionContext) _Key_type(ctx context.Context, field graphql.CollectedField, obj *view.Key) (ret graphql.Marshaler) {
@@ -1304,7 +1323,7 @@ func (ec *executionContext) _Key_type(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Key_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Key", field, true, false, errors.New("field of type KeyType does not have child fields"))
+	return graphql.NewScalarFieldContext("Key", field, true, false, "KeyType")
 }
 
 func (ec *executionContext) _Key_key(ctx context.Context, field graphql.CollectedField, obj *view.Key) (ret graphql.Marshaler) {
@@ -1327,7 +1346,7 @@ func (ec *executionContext) _Key_key(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_Key_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Key", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Key", field, true, false, "String")
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -1350,7 +1369,7 @@ func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -1373,7 +1392,7 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
 func (ec *executionContext) _Query_topic(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -1741,10 +1760,10 @@ func (ec *executionContext) _Query___schema(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
-			return ec.marshalO__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx, selections, v)
+			return ec.marshalN__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -1780,7 +1799,7 @@ func (ec *executionContext) _Schedule_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type EntityId does not have child fields"))
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, "EntityId")
 }
 
 func (ec *executionContext) _Schedule_adminKey(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1835,7 +1854,7 @@ func (ec *executionContext) _Schedule_consensusTimestamp(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_consensusTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, "Timestamp")
 }
 
 func (ec *executionContext) _Schedule_creatorAccountId(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1858,7 +1877,7 @@ func (ec *executionContext) _Schedule_creatorAccountId(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_creatorAccountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type EntityId does not have child fields"))
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, "EntityId")
 }
 
 func (ec *executionContext) _Schedule_payerAccountId(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1881,7 +1900,7 @@ func (ec *executionContext) _Schedule_payerAccountId(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_payerAccountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type EntityId does not have child fields"))
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, "EntityId")
 }
 
 func (ec *executionContext) _Schedule_deleted(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1904,7 +1923,7 @@ func (ec *executionContext) _Schedule_deleted(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Schedule_executedTimestamp(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1927,7 +1946,7 @@ func (ec *executionContext) _Schedule_executedTimestamp(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_executedTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, "Timestamp")
 }
 
 func (ec *executionContext) _Schedule_expirationTime(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1950,7 +1969,7 @@ func (ec *executionContext) _Schedule_expirationTime(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_expirationTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, "Timestamp")
 }
 
 func (ec *executionContext) _Schedule_memo(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1973,7 +1992,7 @@ func (ec *executionContext) _Schedule_memo(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_memo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, "String")
 }
 
 func (ec *executionContext) _Schedule_signatures(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -2028,7 +2047,7 @@ func (ec *executionContext) _Schedule_transactionBody(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_transactionBody(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, "String")
 }
 
 func (ec *executionContext) _Schedule_waitForExpiry(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -2051,7 +2070,7 @@ func (ec *executionContext) _Schedule_waitForExpiry(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_waitForExpiry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Schedule_status(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -2074,7 +2093,7 @@ func (ec *executionContext) _Schedule_status(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, true, errors.New("field of type ScheduleStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("Schedule", field, true, true, "ScheduleStatus")
 }
 
 func (ec *executionContext) _ScheduleConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ScheduleConnection) (ret graphql.Marshaler) {
@@ -2193,7 +2212,7 @@ func (ec *executionContext) _ScheduleEdge_cursor(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ScheduleEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _ScheduleEdge_node(ctx context.Context, field graphql.CollectedField, obj *ScheduleEdge) (ret graphql.Marshaler) {
@@ -2248,7 +2267,7 @@ func (ec *executionContext) _ScheduleSignature_consensusTimestamp(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleSignature_consensusTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, "Timestamp")
 }
 
 func (ec *executionContext) _ScheduleSignature_publicKeyPrefix(ctx context.Context, field graphql.CollectedField, obj *view.ScheduleSignature) (ret graphql.Marshaler) {
@@ -2271,7 +2290,7 @@ func (ec *executionContext) _ScheduleSignature_publicKeyPrefix(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleSignature_publicKeyPrefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, "String")
 }
 
 func (ec *executionContext) _ScheduleSignature_signature(ctx context.Context, field graphql.CollectedField, obj *view.ScheduleSignature) (ret graphql.Marshaler) {
@@ -2294,7 +2313,7 @@ func (ec *executionContext) _ScheduleSignature_signature(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleSignature_signature(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, "String")
 }
 
 func (ec *executionContext) _ScheduleSignature_type(ctx context.Context, field graphql.CollectedField, obj *view.ScheduleSignature) (ret graphql.Marshaler) {
@@ -2317,7 +2336,7 @@ func (ec *executionContext) _ScheduleSignature_type(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleSignature_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, "String")
 }
 
 func (ec *executionContext) _Subscription_topicMessages(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -2384,7 +2403,7 @@ func (ec *executionContext) _TimestampRange_from(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_TimestampRange_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimestampRange", field, true, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("TimestampRange", field, true, false, "Timestamp")
 }
 
 func (ec *executionContext) _TimestampRange_to(ctx context.Context, field graphql.CollectedField, obj *view.TimestampRange) (ret graphql.Marshaler) {
@@ -2407,7 +2426,7 @@ func (ec *executionContext) _TimestampRange_to(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_TimestampRange_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimestampRange", field, true, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("TimestampRange", field, true, false, "Timestamp")
 }
 
 func (ec *executionContext) _Topic_id(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2430,7 +2449,7 @@ func (ec *executionContext) _Topic_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Topic_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, false, errors.New("field of type EntityId does not have child fields"))
+	return graphql.NewScalarFieldContext("Topic", field, true, false, "EntityId")
 }
 
 func (ec *executionContext) _Topic_memo(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2453,7 +2472,7 @@ func (ec *executionContext) _Topic_memo(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Topic_memo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Topic", field, true, false, "String")
 }
 
 func (ec *executionContext) _Topic_deleted(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2476,7 +2495,7 @@ func (ec *executionContext) _Topic_deleted(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Topic_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Topic", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _Topic_createdTimestamp(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2499,7 +2518,7 @@ func (ec *executionContext) _Topic_createdTimestamp(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Topic_createdTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("Topic", field, true, false, "Timestamp")
 }
 
 func (ec *executionContext) _Topic_timestamp(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2682,7 +2701,7 @@ func (ec *executionContext) _Topic_autoRenewAccountId(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Topic_autoRenewAccountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, false, errors.New("field of type EntityId does not have child fields"))
+	return graphql.NewScalarFieldContext("Topic", field, true, false, "EntityId")
 }
 
 func (ec *executionContext) _Topic_autoRenewPeriod(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2705,7 +2724,7 @@ func (ec *executionContext) _Topic_autoRenewPeriod(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Topic_autoRenewPeriod(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, false, errors.New("field of type Long does not have child fields"))
+	return graphql.NewScalarFieldContext("Topic", field, true, false, "Long")
 }
 
 func (ec *executionContext) _Topic_customFees(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2804,7 +2823,7 @@ func (ec *executionContext) _Topic_messageCount(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Topic_messageCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, true, errors.New("field of type Long does not have child fields"))
+	return graphql.NewScalarFieldContext("Topic", field, true, true, "Long")
 }
 
 func (ec *executionContext) _Topic_latestMessage(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -3043,7 +3062,7 @@ func (ec *executionContext) _TopicEdge_cursor(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_TopicEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("TopicEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _TopicEdge_node(ctx context.Context, field graphql.CollectedField, obj *TopicEdge) (ret graphql.Marshaler) {
@@ -3098,7 +3117,7 @@ func (ec *executionContext) _TopicMessage_topicId(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessage_topicId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, errors.New("field of type EntityId does not have child fields"))
+	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, "EntityId")
 }
 
 func (ec *executionContext) _TopicMessage_topic(ctx context.Context, field graphql.CollectedField, obj *view.TopicMessage) (ret graphql.Marshaler) {
@@ -3153,7 +3172,7 @@ func (ec *executionContext) _TopicMessage_sequenceNumber(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessage_sequenceNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, errors.New("field of type Long does not have child fields"))
+	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, "Long")
 }
 
 func (ec *executionContext) _TopicMessage_consensusTimestamp(ctx context.Context, field graphql.CollectedField, obj *view.TopicMessage) (ret graphql.Marshaler) {
@@ -3176,7 +3195,7 @@ func (ec *executionContext) _TopicMessage_consensusTimestamp(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessage_consensusTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, "Timestamp")
 }
 
 func (ec *executionContext) _TopicMessage_message(ctx context.Context, field graphql.CollectedField, obj *view.TopicMessage) (ret graphql.Marshaler) {
@@ -3243,7 +3262,7 @@ func (ec *executionContext) _TopicMessage_payerAccountId(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessage_payerAccountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, errors.New("field of type EntityId does not have child fields"))
+	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, "EntityId")
 }
 
 func (ec *executionContext) _TopicMessage_runningHash(ctx context.Context, field graphql.CollectedField, obj *view.TopicMessage) (ret graphql.Marshaler) {
@@ -3266,7 +3285,7 @@ func (ec *executionContext) _TopicMessage_runningHash(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessage_runningHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, "String")
 }
 
 func (ec *executionContext) _TopicMessage_runningHashVersion(ctx context.Context, field graphql.CollectedField, obj *view.TopicMessage) (ret graphql.Marshaler) {
@@ -3289,7 +3308,7 @@ func (ec *executionContext) _TopicMessage_runningHashVersion(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessage_runningHashVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, "Int")
 }
 
 func (ec *executionContext) _TopicMessage_chunkInfo(ctx context.Context, field graphql.CollectedField, obj *view.TopicMessage) (ret graphql.Marshaler) {
@@ -3412,8 +3431,8 @@ func (ec *executionContext) _TopicMessageConnection_edges(ctx context.Context, f
 			return obj.Edges, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*TopicMessageEdge) graphql.Marshaler {
-			return ec.marshalNTopicMessageEdge2ᚕᚖmirrorqlᚋgraphᚐTopicMessageEdgeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.MessageEdges) graphql.Marshaler {
+			return ec.marshalNTopicMessageEdge2ᚖmirrorqlᚋgraphᚋviewᚐMessageEdgesᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3444,8 +3463,8 @@ func (ec *executionContext) _TopicMessageConnection_nodes(ctx context.Context, f
 			return obj.Nodes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*view.TopicMessage) graphql.Marshaler {
-			return ec.marshalNTopicMessage2ᚕᚖmirrorqlᚋgraphᚋviewᚐTopicMessageᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Messages) graphql.Marshaler {
+			return ec.marshalNTopicMessage2ᚖmirrorqlᚋgraphᚋviewᚐMessagesᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -3516,7 +3535,7 @@ func (ec *executionContext) _TopicMessageEdge_cursor(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessageEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessageEdge", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("TopicMessageEdge", field, false, false, "String")
 }
 
 func (ec *executionContext) _TopicMessageEdge_node(ctx context.Context, field graphql.CollectedField, obj *TopicMessageEdge) (ret graphql.Marshaler) {
@@ -3571,7 +3590,7 @@ func (ec *executionContext) _TransactionId_accountId(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_TransactionId_accountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TransactionId", field, true, false, errors.New("field of type EntityId does not have child fields"))
+	return graphql.NewScalarFieldContext("TransactionId", field, true, false, "EntityId")
 }
 
 func (ec *executionContext) _TransactionId_nonce(ctx context.Context, field graphql.CollectedField, obj *view.TransactionID) (ret graphql.Marshaler) {
@@ -3594,7 +3613,7 @@ func (ec *executionContext) _TransactionId_nonce(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_TransactionId_nonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TransactionId", field, true, false, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("TransactionId", field, true, false, "Int")
 }
 
 func (ec *executionContext) _TransactionId_scheduled(ctx context.Context, field graphql.CollectedField, obj *view.TransactionID) (ret graphql.Marshaler) {
@@ -3617,7 +3636,7 @@ func (ec *executionContext) _TransactionId_scheduled(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_TransactionId_scheduled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TransactionId", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("TransactionId", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) _TransactionId_transactionValidStart(ctx context.Context, field graphql.CollectedField, obj *view.TransactionID) (ret graphql.Marshaler) {
@@ -3640,7 +3659,7 @@ func (ec *executionContext) _TransactionId_transactionValidStart(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_TransactionId_transactionValidStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TransactionId", field, true, false, errors.New("field of type Timestamp does not have child fields"))
+	return graphql.NewScalarFieldContext("TransactionId", field, true, false, "Timestamp")
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -3663,7 +3682,7 @@ func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___Directive_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Directive_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -3686,7 +3705,7 @@ func (ec *executionContext) ___Directive_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___Directive_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -3709,7 +3728,7 @@ func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, "Boolean")
 }
 
 func (ec *executionContext) ___Directive_locations(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -3732,7 +3751,7 @@ func (ec *executionContext) ___Directive_locations(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Directive_locations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type __DirectiveLocation does not have child fields"))
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, "__DirectiveLocation")
 }
 
 func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -3744,7 +3763,8 @@ func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql
 			return ec.fieldContext___Directive_args(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Args, nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.VisibleArgs(fc.Args["includeDeprecated"].(bool)), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -3758,7 +3778,7 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 	fc = &graphql.FieldContext{
 		Object:     "__Directive",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
@@ -3798,7 +3818,7 @@ func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -3821,7 +3841,7 @@ func (ec *executionContext) ___EnumValue_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -3844,7 +3864,7 @@ func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -3867,7 +3887,7 @@ func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -3890,7 +3910,7 @@ func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext___Field_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, false, false, "String")
 }
 
 func (ec *executionContext) ___Field_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -3913,7 +3933,7 @@ func (ec *executionContext) ___Field_description(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext___Field_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -3925,7 +3945,8 @@ func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.Col
 			return ec.fieldContext___Field_args(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.Args, nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.VisibleArgs(fc.Args["includeDeprecated"].(bool)), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -3939,7 +3960,7 @@ func (ec *executionContext) fieldContext___Field_args(ctx context.Context, field
 	fc = &graphql.FieldContext{
 		Object:     "__Field",
 		Field:      field,
-		IsMethod:   false,
+		IsMethod:   true,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
@@ -4011,7 +4032,7 @@ func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Field_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -4034,7 +4055,7 @@ func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -4057,7 +4078,7 @@ func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -4080,7 +4101,7 @@ func (ec *executionContext) ___InputValue_description(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_type(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -4135,7 +4156,7 @@ func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
 }
 
 func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -4158,7 +4179,7 @@ func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "Boolean")
 }
 
 func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -4181,7 +4202,7 @@ func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -4204,7 +4225,7 @@ func (ec *executionContext) ___Schema_description(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Schema_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Schema", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Schema", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Schema_types(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -4387,7 +4408,7 @@ func (ec *executionContext) ___Type_kind(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type __TypeKind does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "__TypeKind")
 }
 
 func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -4410,7 +4431,7 @@ func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -4433,7 +4454,7 @@ func (ec *executionContext) ___Type_description(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext___Type_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -4456,7 +4477,7 @@ func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Type_specifiedByURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
 }
 
 func (ec *executionContext) ___Type_fields(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -4620,7 +4641,8 @@ func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graph
 			return ec.fieldContext___Type_inputFields(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.InputFields(), nil
+			fc := graphql.GetFieldContext(ctx)
+			return obj.VisibleInputFields(fc.Args["includeDeprecated"].(bool)), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -4630,7 +4652,7 @@ func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graph
 		false,
 	)
 }
-func (ec *executionContext) fieldContext___Type_inputFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext___Type_inputFields(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "__Type",
 		Field:      field,
@@ -4639,6 +4661,17 @@ func (ec *executionContext) fieldContext___Type_inputFields(_ context.Context, f
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field___Type_inputFields_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -4695,7 +4728,7 @@ func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("__Type", field, true, false, "Boolean")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -4767,6 +4800,18 @@ func (ec *executionContext) unmarshalInputEntityIdFilter(ctx context.Context, ob
 	return it, nil
 }
 
+// UnmarshalEntityIdFilter unmarshals raw into the EntityIdFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalEntityIdFilter(ctx context.Context, raw any) (EntityIDFilter, error) {
+	var out EntityIDFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "EntityIdFilter", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputLongFilter(ctx context.Context, obj any) (LongFilter, error) {
 	var it LongFilter
 	if obj == nil {
@@ -4830,6 +4875,18 @@ func (ec *executionContext) unmarshalInputLongFilter(ctx context.Context, obj an
 		}
 	}
 	return it, nil
+}
+
+// UnmarshalLongFilter unmarshals raw into the LongFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalLongFilter(ctx context.Context, raw any) (LongFilter, error) {
+	var out LongFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "LongFilter", raw, &out)
+	return out, err
 }
 
 func (ec *executionContext) unmarshalInputTimestampFilter(ctx context.Context, obj any) (TimestampFilter, error) {
@@ -4897,6 +4954,18 @@ func (ec *executionContext) unmarshalInputTimestampFilter(ctx context.Context, o
 	return it, nil
 }
 
+// UnmarshalTimestampFilter unmarshals raw into the TimestampFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTimestampFilter(ctx context.Context, raw any) (TimestampFilter, error) {
+	var out TimestampFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TimestampFilter", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -4911,7 +4980,7 @@ func (ec *executionContext) _ActivityBucket(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, activityBucketImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -4940,15 +5009,9 @@ func (ec *executionContext) _ActivityBucket(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -4960,7 +5023,7 @@ func (ec *executionContext) _ChunkInfo(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, chunkInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -4977,6 +5040,9 @@ func (ec *executionContext) _ChunkInfo(ctx context.Context, sel ast.SelectionSet
 			}
 		case "total":
 			out.Values[i] = ec._ChunkInfo_total(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -4986,15 +5052,9 @@ func (ec *executionContext) _ChunkInfo(ctx context.Context, sel ast.SelectionSet
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -5006,13 +5066,16 @@ func (ec *executionContext) _CustomFees(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, customFeesImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("CustomFees")
 		case "createdTimestamp":
 			out.Values[i] = ec._CustomFees_createdTimestamp(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "fixedFees":
 			out.Values[i] = ec._CustomFees_fixedFees(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -5027,15 +5090,9 @@ func (ec *executionContext) _CustomFees(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -5047,7 +5104,7 @@ func (ec *executionContext) _FixedFee(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, fixedFeeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5059,8 +5116,14 @@ func (ec *executionContext) _FixedFee(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "collectorAccountId":
 			out.Values[i] = ec._FixedFee_collectorAccountId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "denominatingTokenId":
 			out.Values[i] = ec._FixedFee_denominatingTokenId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -5070,15 +5133,9 @@ func (ec *executionContext) _FixedFee(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -5090,7 +5147,7 @@ func (ec *executionContext) _Key(ctx context.Context, sel ast.SelectionSet, obj 
 	fields := graphql.CollectFields(ec.OperationContext, sel, keyImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5114,15 +5171,9 @@ func (ec *executionContext) _Key(ctx context.Context, sel ast.SelectionSet, obj 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -5134,7 +5185,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5146,6 +5197,9 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "endCursor":
 			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -5155,15 +5209,9 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -5178,7 +5226,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -5189,155 +5237,61 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Query")
 		case "topic":
-			field := field
-
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_topic(ctx, field)
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_topic(ctx, field)
+				})
 		case "topics":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_topics(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_topics(ctx, field)
+				})
 		case "topicMessage":
-			field := field
-
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_topicMessage(ctx, field)
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_topicMessage(ctx, field)
+				})
 		case "topicMessageByTimestamp":
-			field := field
-
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_topicMessageByTimestamp(ctx, field)
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_topicMessageByTimestamp(ctx, field)
+				})
 		case "topicMessages":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_topicMessages(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_topicMessages(ctx, field)
+				})
 		case "schedule":
-			field := field
-
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_schedule(ctx, field)
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_schedule(ctx, field)
+				})
 		case "schedules":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_schedules(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_schedules(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
 			})
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "__schema":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___schema(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -5347,15 +5301,9 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -5367,7 +5315,7 @@ func (ec *executionContext) _Schedule(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, scheduleImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5379,6 +5327,9 @@ func (ec *executionContext) _Schedule(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "adminKey":
 			out.Values[i] = ec._Schedule_adminKey(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "consensusTimestamp":
 			out.Values[i] = ec._Schedule_consensusTimestamp(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -5396,12 +5347,24 @@ func (ec *executionContext) _Schedule(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "deleted":
 			out.Values[i] = ec._Schedule_deleted(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "executedTimestamp":
 			out.Values[i] = ec._Schedule_executedTimestamp(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "expirationTime":
 			out.Values[i] = ec._Schedule_expirationTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "memo":
 			out.Values[i] = ec._Schedule_memo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "signatures":
 			out.Values[i] = ec._Schedule_signatures(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -5418,41 +5381,11 @@ func (ec *executionContext) _Schedule(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Schedule_status(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.Deferrable != nil {
-				dfs, ok := deferred[field.Deferrable.Label]
-				di := 0
-				if ok {
-					dfs.AddField(field)
-					di = len(dfs.Values) - 1
-				} else {
-					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
-					deferred[field.Deferrable.Label] = dfs
-				}
-				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, dfs)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Schedule_status(ctx, field, obj)
 				})
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -5462,15 +5395,9 @@ func (ec *executionContext) _Schedule(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -5482,7 +5409,7 @@ func (ec *executionContext) _ScheduleConnection(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, scheduleConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5511,15 +5438,9 @@ func (ec *executionContext) _ScheduleConnection(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -5531,7 +5452,7 @@ func (ec *executionContext) _ScheduleEdge(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, scheduleEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5555,15 +5476,9 @@ func (ec *executionContext) _ScheduleEdge(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -5575,7 +5490,7 @@ func (ec *executionContext) _ScheduleSignature(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, scheduleSignatureImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5609,15 +5524,9 @@ func (ec *executionContext) _ScheduleSignature(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -5649,15 +5558,21 @@ func (ec *executionContext) _TimestampRange(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, timestampRangeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("TimestampRange")
 		case "from":
 			out.Values[i] = ec._TimestampRange_from(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "to":
 			out.Values[i] = ec._TimestampRange_to(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -5667,15 +5582,9 @@ func (ec *executionContext) _TimestampRange(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -5687,7 +5596,7 @@ func (ec *executionContext) _Topic(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, topicImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5704,8 +5613,14 @@ func (ec *executionContext) _Topic(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "deleted":
 			out.Values[i] = ec._Topic_deleted(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "createdTimestamp":
 			out.Values[i] = ec._Topic_createdTimestamp(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "timestamp":
 			out.Values[i] = ec._Topic_timestamp(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -5713,10 +5628,19 @@ func (ec *executionContext) _Topic(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "adminKey":
 			out.Values[i] = ec._Topic_adminKey(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "submitKey":
 			out.Values[i] = ec._Topic_submitKey(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "feeScheduleKey":
 			out.Values[i] = ec._Topic_feeScheduleKey(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "feeExemptKeyList":
 			out.Values[i] = ec._Topic_feeExemptKeyList(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -5724,187 +5648,49 @@ func (ec *executionContext) _Topic(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "autoRenewAccountId":
 			out.Values[i] = ec._Topic_autoRenewAccountId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "autoRenewPeriod":
 			out.Values[i] = ec._Topic_autoRenewPeriod(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "customFees":
 			out.Values[i] = ec._Topic_customFees(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "message":
-			field := field
-
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Topic_message(ctx, field, obj)
-				return res
-			}
-
-			if field.Deferrable != nil {
-				dfs, ok := deferred[field.Deferrable.Label]
-				di := 0
-				if ok {
-					dfs.AddField(field)
-					di = len(dfs.Values) - 1
-				} else {
-					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
-					deferred[field.Deferrable.Label] = dfs
-				}
-				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, dfs)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Topic_message(ctx, field, obj)
 				})
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "messageCount":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Topic_messageCount(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.Deferrable != nil {
-				dfs, ok := deferred[field.Deferrable.Label]
-				di := 0
-				if ok {
-					dfs.AddField(field)
-					di = len(dfs.Values) - 1
-				} else {
-					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
-					deferred[field.Deferrable.Label] = dfs
-				}
-				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, dfs)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Topic_messageCount(ctx, field, obj)
 				})
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "latestMessage":
-			field := field
-
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Topic_latestMessage(ctx, field, obj)
-				return res
-			}
-
-			if field.Deferrable != nil {
-				dfs, ok := deferred[field.Deferrable.Label]
-				di := 0
-				if ok {
-					dfs.AddField(field)
-					di = len(dfs.Values) - 1
-				} else {
-					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
-					deferred[field.Deferrable.Label] = dfs
-				}
-				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, dfs)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Topic_latestMessage(ctx, field, obj)
 				})
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "activity":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Topic_activity(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.Deferrable != nil {
-				dfs, ok := deferred[field.Deferrable.Label]
-				di := 0
-				if ok {
-					dfs.AddField(field)
-					di = len(dfs.Values) - 1
-				} else {
-					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
-					deferred[field.Deferrable.Label] = dfs
-				}
-				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, dfs)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Topic_activity(ctx, field, obj)
 				})
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "messages":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Topic_messages(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			if field.Deferrable != nil {
-				dfs, ok := deferred[field.Deferrable.Label]
-				di := 0
-				if ok {
-					dfs.AddField(field)
-					di = len(dfs.Values) - 1
-				} else {
-					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
-					deferred[field.Deferrable.Label] = dfs
-				}
-				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, dfs)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Topic_messages(ctx, field, obj)
 				})
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -5914,15 +5700,9 @@ func (ec *executionContext) _Topic(ctx context.Context, sel ast.SelectionSet, ob
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -5934,7 +5714,7 @@ func (ec *executionContext) _TopicConnection(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, topicConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5963,15 +5743,9 @@ func (ec *executionContext) _TopicConnection(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -5983,7 +5757,7 @@ func (ec *executionContext) _TopicEdge(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, topicEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6007,15 +5781,9 @@ func (ec *executionContext) _TopicEdge(ctx context.Context, sel ast.SelectionSet
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -6027,7 +5795,7 @@ func (ec *executionContext) _TopicMessage(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, topicMessageImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6038,38 +5806,11 @@ func (ec *executionContext) _TopicMessage(ctx context.Context, sel ast.Selection
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "topic":
-			field := field
-
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._TopicMessage_topic(ctx, field, obj)
-				return res
-			}
-
-			if field.Deferrable != nil {
-				dfs, ok := deferred[field.Deferrable.Label]
-				di := 0
-				if ok {
-					dfs.AddField(field)
-					di = len(dfs.Values) - 1
-				} else {
-					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
-					deferred[field.Deferrable.Label] = dfs
-				}
-				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, dfs)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TopicMessage_topic(ctx, field, obj)
 				})
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "sequenceNumber":
 			out.Values[i] = ec._TopicMessage_sequenceNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -6087,6 +5828,9 @@ func (ec *executionContext) _TopicMessage(ctx context.Context, sel ast.Selection
 			}
 		case "payerAccountId":
 			out.Values[i] = ec._TopicMessage_payerAccountId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "runningHash":
 			out.Values[i] = ec._TopicMessage_runningHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -6099,72 +5843,21 @@ func (ec *executionContext) _TopicMessage(ctx context.Context, sel ast.Selection
 			}
 		case "chunkInfo":
 			out.Values[i] = ec._TopicMessage_chunkInfo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "chunks":
-			field := field
-
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._TopicMessage_chunks(ctx, field, obj)
-				return res
-			}
-
-			if field.Deferrable != nil {
-				dfs, ok := deferred[field.Deferrable.Label]
-				di := 0
-				if ok {
-					dfs.AddField(field)
-					di = len(dfs.Values) - 1
-				} else {
-					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
-					deferred[field.Deferrable.Label] = dfs
-				}
-				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, dfs)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TopicMessage_chunks(ctx, field, obj)
 				})
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "fullMessage":
-			field := field
-
-			innerFunc := func(ctx context.Context, _ *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._TopicMessage_fullMessage(ctx, field, obj)
-				return res
-			}
-
-			if field.Deferrable != nil {
-				dfs, ok := deferred[field.Deferrable.Label]
-				di := 0
-				if ok {
-					dfs.AddField(field)
-					di = len(dfs.Values) - 1
-				} else {
-					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
-					deferred[field.Deferrable.Label] = dfs
-				}
-				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, dfs)
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._TopicMessage_fullMessage(ctx, field, obj)
 				})
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6174,15 +5867,9 @@ func (ec *executionContext) _TopicMessage(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -6194,7 +5881,7 @@ func (ec *executionContext) _TopicMessageConnection(ctx context.Context, sel ast
 	fields := graphql.CollectFields(ec.OperationContext, sel, topicMessageConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6223,15 +5910,9 @@ func (ec *executionContext) _TopicMessageConnection(ctx context.Context, sel ast
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -6243,7 +5924,7 @@ func (ec *executionContext) _TopicMessageEdge(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, topicMessageEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6267,15 +5948,9 @@ func (ec *executionContext) _TopicMessageEdge(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -6287,19 +5962,31 @@ func (ec *executionContext) _TransactionId(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, transactionIdImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("TransactionId")
 		case "accountId":
 			out.Values[i] = ec._TransactionId_accountId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "nonce":
 			out.Values[i] = ec._TransactionId_nonce(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "scheduled":
 			out.Values[i] = ec._TransactionId_scheduled(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "transactionValidStart":
 			out.Values[i] = ec._TransactionId_transactionValidStart(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6309,15 +5996,9 @@ func (ec *executionContext) _TransactionId(ctx context.Context, sel ast.Selectio
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -6329,7 +6010,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6341,6 +6022,9 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 			}
 		case "description":
 			out.Values[i] = ec.___Directive_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "isRepeatable":
 			out.Values[i] = ec.___Directive_isRepeatable(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -6365,15 +6049,9 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -6385,7 +6063,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6397,6 +6075,9 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 			}
 		case "description":
 			out.Values[i] = ec.___EnumValue_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "isDeprecated":
 			out.Values[i] = ec.___EnumValue_isDeprecated(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -6404,6 +6085,9 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 			}
 		case "deprecationReason":
 			out.Values[i] = ec.___EnumValue_deprecationReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6413,15 +6097,9 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -6433,7 +6111,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6445,6 +6123,9 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "description":
 			out.Values[i] = ec.___Field_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "args":
 			out.Values[i] = ec.___Field_args(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -6462,6 +6143,9 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "deprecationReason":
 			out.Values[i] = ec.___Field_deprecationReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6471,15 +6155,9 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -6491,7 +6169,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6503,6 +6181,9 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 			}
 		case "description":
 			out.Values[i] = ec.___InputValue_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "type":
 			out.Values[i] = ec.___InputValue_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -6510,6 +6191,9 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 			}
 		case "defaultValue":
 			out.Values[i] = ec.___InputValue_defaultValue(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "isDeprecated":
 			out.Values[i] = ec.___InputValue_isDeprecated(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -6517,6 +6201,9 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 			}
 		case "deprecationReason":
 			out.Values[i] = ec.___InputValue_deprecationReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6526,15 +6213,9 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -6546,13 +6227,16 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("__Schema")
 		case "description":
 			out.Values[i] = ec.___Schema_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "types":
 			out.Values[i] = ec.___Schema_types(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -6565,8 +6249,14 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "mutationType":
 			out.Values[i] = ec.___Schema_mutationType(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "subscriptionType":
 			out.Values[i] = ec.___Schema_subscriptionType(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "directives":
 			out.Values[i] = ec.___Schema_directives(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -6581,15 +6271,9 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -6601,7 +6285,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := make(map[string]*graphql.FieldSet)
+	deferred := graphql.NewDeferredGroup(ctx)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6613,24 +6297,54 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "name":
 			out.Values[i] = ec.___Type_name(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "description":
 			out.Values[i] = ec.___Type_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "specifiedByURL":
 			out.Values[i] = ec.___Type_specifiedByURL(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "fields":
 			out.Values[i] = ec.___Type_fields(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "interfaces":
 			out.Values[i] = ec.___Type_interfaces(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "possibleTypes":
 			out.Values[i] = ec.___Type_possibleTypes(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "enumValues":
 			out.Values[i] = ec.___Type_enumValues(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "inputFields":
 			out.Values[i] = ec.___Type_inputFields(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "ofType":
 			out.Values[i] = ec.___Type_ofType(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "isOneOf":
 			out.Values[i] = ec.___Type_isOneOf(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6640,15 +6354,9 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
-
-	for label, dfs := range deferred {
-		ec.ProcessDeferredGroup(graphql.DeferredGroup{
-			Label:    label,
-			Path:     graphql.GetPath(ctx),
-			FieldSet: dfs,
-			Context:  ctx,
-		})
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
 	}
 
 	return out
@@ -6676,9 +6384,7 @@ func (ec *executionContext) marshalNActivityBucket2ᚕᚖmirrorqlᚋgraphᚋview
 
 func (ec *executionContext) marshalNActivityBucket2ᚖmirrorqlᚋgraphᚋviewᚐActivityBucket(ctx context.Context, sel ast.SelectionSet, v *view.ActivityBucket) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ActivityBucket!")
 		return graphql.Null
 	}
 	return ec._ActivityBucket(ctx, sel, v)
@@ -6693,9 +6399,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	_ = sel
 	res := graphql.MarshalBoolean(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Boolean!")
 	}
 	return res
 }
@@ -6708,9 +6412,7 @@ func (ec *executionContext) unmarshalNBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(
 
 func (ec *executionContext) marshalNBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(ctx context.Context, sel ast.SelectionSet, v *view.Bool) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Boolean!")
 		return graphql.Null
 	}
 	return v
@@ -6718,9 +6420,7 @@ func (ec *executionContext) marshalNBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(ct
 
 func (ec *executionContext) marshalNCustomFees2ᚖmirrorqlᚋgraphᚋviewᚐCustomFees(ctx context.Context, sel ast.SelectionSet, v *view.CustomFees) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "CustomFees!")
 		return graphql.Null
 	}
 	return ec._CustomFees(ctx, sel, v)
@@ -6744,9 +6444,7 @@ func (ec *executionContext) unmarshalNEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEnti
 
 func (ec *executionContext) marshalNEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx context.Context, sel ast.SelectionSet, v *view.EntityID) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "EntityId!")
 		return graphql.Null
 	}
 	return v
@@ -6770,9 +6468,7 @@ func (ec *executionContext) marshalNFixedFee2ᚕᚖmirrorqlᚋgraphᚋviewᚐFix
 
 func (ec *executionContext) marshalNFixedFee2ᚖmirrorqlᚋgraphᚋviewᚐFixedFee(ctx context.Context, sel ast.SelectionSet, v *view.FixedFee) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "FixedFee!")
 		return graphql.Null
 	}
 	return ec._FixedFee(ctx, sel, v)
@@ -6787,9 +6483,7 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	_ = sel
 	res := graphql.MarshalInt(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
 }
@@ -6802,9 +6496,7 @@ func (ec *executionContext) unmarshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐInt(ctx c
 
 func (ec *executionContext) marshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐInt(ctx context.Context, sel ast.SelectionSet, v *view.Int) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Int!")
 		return graphql.Null
 	}
 	return v
@@ -6818,9 +6510,7 @@ func (ec *executionContext) unmarshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐShort(ctx
 
 func (ec *executionContext) marshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐShort(ctx context.Context, sel ast.SelectionSet, v *view.Short) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Int!")
 		return graphql.Null
 	}
 	return v
@@ -6844,9 +6534,7 @@ func (ec *executionContext) marshalNKey2ᚕᚖmirrorqlᚋgraphᚋviewᚐKeyᚄ(c
 
 func (ec *executionContext) marshalNKey2ᚖmirrorqlᚋgraphᚋviewᚐKey(ctx context.Context, sel ast.SelectionSet, v *view.Key) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Key!")
 		return graphql.Null
 	}
 	return ec._Key(ctx, sel, v)
@@ -6860,9 +6548,7 @@ func (ec *executionContext) unmarshalNKeyType2ᚖmirrorqlᚋgraphᚋviewᚐKeyTy
 
 func (ec *executionContext) marshalNKeyType2ᚖmirrorqlᚋgraphᚋviewᚐKeyType(ctx context.Context, sel ast.SelectionSet, v *view.KeyType) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "KeyType!")
 		return graphql.Null
 	}
 	return v
@@ -6886,9 +6572,7 @@ func (ec *executionContext) unmarshalNLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx
 
 func (ec *executionContext) marshalNLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx context.Context, sel ast.SelectionSet, v *view.Long) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Long!")
 		return graphql.Null
 	}
 	return v
@@ -6896,9 +6580,7 @@ func (ec *executionContext) marshalNLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx c
 
 func (ec *executionContext) marshalNPageInfo2ᚖmirrorqlᚋgraphᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *PageInfo) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "PageInfo!")
 		return graphql.Null
 	}
 	return ec._PageInfo(ctx, sel, v)
@@ -6922,23 +6604,15 @@ func (ec *executionContext) marshalNSchedule2ᚕᚖmirrorqlᚋgraphᚋviewᚐSch
 
 func (ec *executionContext) marshalNSchedule2ᚖmirrorqlᚋgraphᚋviewᚐSchedule(ctx context.Context, sel ast.SelectionSet, v *view.Schedule) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Schedule!")
 		return graphql.Null
 	}
 	return ec._Schedule(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNScheduleConnection2mirrorqlᚋgraphᚐScheduleConnection(ctx context.Context, sel ast.SelectionSet, v ScheduleConnection) graphql.Marshaler {
-	return ec._ScheduleConnection(ctx, sel, &v)
-}
-
 func (ec *executionContext) marshalNScheduleConnection2ᚖmirrorqlᚋgraphᚐScheduleConnection(ctx context.Context, sel ast.SelectionSet, v *ScheduleConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ScheduleConnection!")
 		return graphql.Null
 	}
 	return ec._ScheduleConnection(ctx, sel, v)
@@ -6962,9 +6636,7 @@ func (ec *executionContext) marshalNScheduleEdge2ᚕᚖmirrorqlᚋgraphᚐSchedu
 
 func (ec *executionContext) marshalNScheduleEdge2ᚖmirrorqlᚋgraphᚐScheduleEdge(ctx context.Context, sel ast.SelectionSet, v *ScheduleEdge) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ScheduleEdge!")
 		return graphql.Null
 	}
 	return ec._ScheduleEdge(ctx, sel, v)
@@ -6988,9 +6660,7 @@ func (ec *executionContext) marshalNScheduleSignature2ᚕᚖmirrorqlᚋgraphᚋv
 
 func (ec *executionContext) marshalNScheduleSignature2ᚖmirrorqlᚋgraphᚋviewᚐScheduleSignature(ctx context.Context, sel ast.SelectionSet, v *view.ScheduleSignature) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "ScheduleSignature!")
 		return graphql.Null
 	}
 	return ec._ScheduleSignature(ctx, sel, v)
@@ -7006,9 +6676,7 @@ func (ec *executionContext) marshalNScheduleStatus2mirrorqlᚋmodelᚐScheduleSt
 	_ = sel
 	res := graphql.MarshalString(string(v))
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "ScheduleStatus!")
 	}
 	return res
 }
@@ -7022,9 +6690,7 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "String!")
 	}
 	return res
 }
@@ -7037,9 +6703,7 @@ func (ec *executionContext) unmarshalNString2ᚖmirrorqlᚋgraphᚋviewᚐBase64
 
 func (ec *executionContext) marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐBase64(ctx context.Context, sel ast.SelectionSet, v *view.Base64) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "String!")
 		return graphql.Null
 	}
 	return v
@@ -7053,9 +6717,7 @@ func (ec *executionContext) unmarshalNString2ᚖmirrorqlᚋgraphᚋviewᚐPostgr
 
 func (ec *executionContext) marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐPostgresBase64(ctx context.Context, sel ast.SelectionSet, v *view.PostgresBase64) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "String!")
 		return graphql.Null
 	}
 	return v
@@ -7069,9 +6731,7 @@ func (ec *executionContext) unmarshalNString2ᚖmirrorqlᚋgraphᚋviewᚐString
 
 func (ec *executionContext) marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx context.Context, sel ast.SelectionSet, v *view.String) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "String!")
 		return graphql.Null
 	}
 	return v
@@ -7085,9 +6745,7 @@ func (ec *executionContext) unmarshalNString2ᚖmirrorqlᚋgraphᚋviewᚐText(c
 
 func (ec *executionContext) marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐText(ctx context.Context, sel ast.SelectionSet, v *view.Text) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "String!")
 		return graphql.Null
 	}
 	return v
@@ -7111,9 +6769,7 @@ func (ec *executionContext) unmarshalNTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTim
 
 func (ec *executionContext) marshalNTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx context.Context, sel ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Timestamp!")
 		return graphql.Null
 	}
 	return v
@@ -7121,9 +6777,7 @@ func (ec *executionContext) marshalNTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimes
 
 func (ec *executionContext) marshalNTimestampRange2ᚖmirrorqlᚋgraphᚋviewᚐTimestampRange(ctx context.Context, sel ast.SelectionSet, v *view.TimestampRange) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "TimestampRange!")
 		return graphql.Null
 	}
 	return ec._TimestampRange(ctx, sel, v)
@@ -7147,23 +6801,15 @@ func (ec *executionContext) marshalNTopic2ᚕᚖmirrorqlᚋgraphᚋviewᚐTopic�
 
 func (ec *executionContext) marshalNTopic2ᚖmirrorqlᚋgraphᚋviewᚐTopic(ctx context.Context, sel ast.SelectionSet, v *view.Topic) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "Topic!")
 		return graphql.Null
 	}
 	return ec._Topic(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNTopicConnection2mirrorqlᚋgraphᚐTopicConnection(ctx context.Context, sel ast.SelectionSet, v TopicConnection) graphql.Marshaler {
-	return ec._TopicConnection(ctx, sel, &v)
-}
-
 func (ec *executionContext) marshalNTopicConnection2ᚖmirrorqlᚋgraphᚐTopicConnection(ctx context.Context, sel ast.SelectionSet, v *TopicConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "TopicConnection!")
 		return graphql.Null
 	}
 	return ec._TopicConnection(ctx, sel, v)
@@ -7187,89 +6833,47 @@ func (ec *executionContext) marshalNTopicEdge2ᚕᚖmirrorqlᚋgraphᚐTopicEdge
 
 func (ec *executionContext) marshalNTopicEdge2ᚖmirrorqlᚋgraphᚐTopicEdge(ctx context.Context, sel ast.SelectionSet, v *TopicEdge) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "TopicEdge!")
 		return graphql.Null
 	}
 	return ec._TopicEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNTopicMessage2mirrorqlᚋgraphᚋviewᚐTopicMessage(ctx context.Context, sel ast.SelectionSet, v view.TopicMessage) graphql.Marshaler {
-	return ec._TopicMessage(ctx, sel, &v)
-}
-
-func (ec *executionContext) marshalNTopicMessage2ᚕᚖmirrorqlᚋgraphᚋviewᚐTopicMessageᚄ(ctx context.Context, sel ast.SelectionSet, v []*view.TopicMessage) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 4, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNTopicMessage2ᚖmirrorqlᚋgraphᚋviewᚐTopicMessage(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
+func (ec *executionContext) marshalNTopicMessage2ᚖmirrorqlᚋgraphᚋviewᚐMessagesᚄ(ctx context.Context, sel ast.SelectionSet, v *view.Messages) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "[TopicMessage!]!")
+		return graphql.Null
 	}
-
-	return ret
+	return graphql.WrapContextMarshaler(ctx, v)
 }
 
 func (ec *executionContext) marshalNTopicMessage2ᚖmirrorqlᚋgraphᚋviewᚐTopicMessage(ctx context.Context, sel ast.SelectionSet, v *view.TopicMessage) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "TopicMessage!")
 		return graphql.Null
 	}
-	return ec._TopicMessage(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNTopicMessageConnection2mirrorqlᚋgraphᚐTopicMessageConnection(ctx context.Context, sel ast.SelectionSet, v TopicMessageConnection) graphql.Marshaler {
-	return ec._TopicMessageConnection(ctx, sel, &v)
+	return graphql.WrapContextMarshaler(ctx, v)
 }
 
 func (ec *executionContext) marshalNTopicMessageConnection2ᚖmirrorqlᚋgraphᚐTopicMessageConnection(ctx context.Context, sel ast.SelectionSet, v *TopicMessageConnection) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "TopicMessageConnection!")
 		return graphql.Null
 	}
 	return ec._TopicMessageConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNTopicMessageEdge2ᚕᚖmirrorqlᚋgraphᚐTopicMessageEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*TopicMessageEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 4, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNTopicMessageEdge2ᚖmirrorqlᚋgraphᚐTopicMessageEdge(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNTopicMessageEdge2ᚖmirrorqlᚋgraphᚐTopicMessageEdge(ctx context.Context, sel ast.SelectionSet, v *TopicMessageEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNTopicMessageEdge2ᚖmirrorqlᚋgraphᚋviewᚐMessageEdgesᚄ(ctx context.Context, sel ast.SelectionSet, v *view.MessageEdges) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "[TopicMessageEdge!]!")
 		return graphql.Null
 	}
-	return ec._TopicMessageEdge(ctx, sel, v)
+	return graphql.WrapContextMarshaler(ctx, v)
 }
 
 func (ec *executionContext) marshalNTransactionId2ᚖmirrorqlᚋgraphᚋviewᚐTransactionID(ctx context.Context, sel ast.SelectionSet, v *view.TransactionID) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "TransactionId!")
 		return graphql.Null
 	}
 	return ec._TransactionId(ctx, sel, v)
@@ -7304,16 +6908,13 @@ func (ec *executionContext) marshalN__DirectiveLocation2string(ctx context.Conte
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "__DirectiveLocation!")
 	}
 	return res
 }
 
 func (ec *executionContext) unmarshalN__DirectiveLocation2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
-	var vSlice []any
-	vSlice = graphql.CoerceList(v)
+	vSlice := graphql.CoerceList(v)
 	var err error
 	res := make([]string, len(vSlice))
 	for i := range vSlice {
@@ -7370,6 +6971,14 @@ func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	return ret
 }
 
+func (ec *executionContext) marshalN__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx context.Context, sel ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "__Schema!")
+		return graphql.Null
+	}
+	return ec.___Schema(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx context.Context, sel ast.SelectionSet, v introspection.Type) graphql.Marshaler {
 	return ec.___Type(ctx, sel, &v)
 }
@@ -7392,9 +7001,7 @@ func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 
 func (ec *executionContext) marshalN__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx context.Context, sel ast.SelectionSet, v *introspection.Type) graphql.Marshaler {
 	if v == nil {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullError(ctx, "__Type!")
 		return graphql.Null
 	}
 	return ec.___Type(ctx, sel, v)
@@ -7409,9 +7016,7 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
-			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
-		}
+		graphql.AddInvalidNullFromMarshaler(ctx, "__TypeKind!")
 	}
 	return res
 }
@@ -7768,7 +7373,7 @@ func (ec *executionContext) marshalOTopicMessage2ᚖmirrorqlᚋgraphᚋviewᚐTo
 	if v == nil {
 		return graphql.Null
 	}
-	return ec._TopicMessage(ctx, sel, v)
+	return graphql.WrapContextMarshaler(ctx, v)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {
@@ -7826,13 +7431,6 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	}
 
 	return ret
-}
-
-func (ec *executionContext) marshalO__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx context.Context, sel ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	return ec.___Schema(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {

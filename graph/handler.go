@@ -17,6 +17,7 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/graph/explorer"
+	"mirrorql/graph/view"
 )
 
 // Endpoint is where the GraphQL face is mounted; the explorer's assets are
@@ -66,7 +67,8 @@ func newAPI(r app.GraphReader, o Options, compiled bool, post graphql.Transport)
 	if post == nil {
 		post = postJSON{plans: pl}
 	}
-	srv := handler.New(NewExecutableSchema(Config{Resolvers: res}))
+	schema := NewExecutableSchema(Config{Resolvers: res})
+	srv := handler.New(schema)
 	// gqlgen serves a request with the first transport that supports it:
 	// the upgrade and the event stream before the POST that would take
 	// them too.
@@ -88,7 +90,7 @@ func newAPI(r app.GraphReader, o Options, compiled bool, post graphql.Transport)
 	}})
 	srv.SetErrorPresenter(res.presentError)
 	srv.SetRecoverFunc(recoverPanic(o.Log))
-	h := withLoaders(r, o.LoaderWait, srv)
+	h := withExecutor(schema, o.FieldByField, withLoaders(r, o.LoaderWait, srv))
 	if pl != nil {
 		h = pl.before(h)
 	}
@@ -154,4 +156,33 @@ func readBody(r *http.Request) ([]byte, error) {
 		return b, nil
 	}
 	return io.ReadAll(r.Body)
+}
+
+// generatedExecutor is gqlgen's generated executor of messages and their
+// edges, for the selections the views hand back (view.Executor,
+// view/render.go).
+type generatedExecutor struct{ schema *executableSchema }
+
+// ExecMessage resolves the message's selection as the executor would where
+// the view is written: in the operation and field context of ctx. The
+// execution context is the operation's state as generated code holds it;
+// deferred fragments under it (no transport here delivers them) end with
+// the request, as the executor's own would.
+func (g generatedExecutor) ExecMessage(ctx context.Context, sel ast.SelectionSet, m *view.TopicMessage) graphql.Marshaler {
+	return newExecutionContext(graphql.GetOperationContext(ctx), g.schema, nil)._TopicMessage(ctx, sel, m)
+}
+
+// ExecEdge is ExecMessage for an edge of the message with its cursor.
+func (g generatedExecutor) ExecEdge(ctx context.Context, sel ast.SelectionSet, cursor string, m *view.TopicMessage) graphql.Marshaler {
+	edge := &TopicMessageEdge{Cursor: cursor, Node: m}
+	return newExecutionContext(graphql.GetOperationContext(ctx), g.schema, nil)._TopicMessageEdge(ctx, sel, edge)
+}
+
+// withExecutor gives every request the generated executor of messages; with
+// fieldByField it writes every message (Options.FieldByField).
+func withExecutor(schema graphql.ExecutableSchema, fieldByField bool, next http.Handler) http.Handler {
+	e := generatedExecutor{schema.(*executableSchema)}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(view.WithExecutor(r.Context(), e, fieldByField)))
+	})
 }

@@ -94,9 +94,9 @@ type TopicEdge struct {
 }
 
 type TopicMessageConnection struct {
-	Edges    []*TopicMessageEdge  `json:"edges"`
-	Nodes    []*view.TopicMessage `json:"nodes"`
-	PageInfo *PageInfo            `json:"pageInfo"`
+	Edges    *view.MessageEdges `json:"edges"`
+	Nodes    *view.Messages     `json:"nodes"`
+	PageInfo *PageInfo          `json:"pageInfo"`
 }
 
 type TopicMessageEdge struct {
@@ -144,7 +144,7 @@ func (e *Order) UnmarshalGQL(v any) error {
 }
 
 func (e Order) MarshalGQL(w io.Writer) {
-	fmt.Fprint(w, strconv.Quote(e.String()))
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
 }
 
 func (e *Order) UnmarshalJSON(b []byte) error {

@@ -35,6 +35,10 @@ type Options struct {
 	// by default the message lookups it has validated once are answered from
 	// compiled plans (plans.go).
 	NoCompiledOperations bool
+	// FieldByField writes every topic message through gqlgen's executor,
+	// field by field, rather than by its view in one pass (view/render.go):
+	// the reference the views are tested against.
+	FieldByField bool
 	// OnPlanPanic counts a panic on the compiled operations' path (gqlgen
 	// then answers the request).
 	OnPlanPanic func()

@@ -174,14 +174,14 @@ func (o StreamOptions) withDefaults() StreamOptions {
 // closed as going away.
 func (s *Streams) websocketTransport(o StreamOptions) transport.Websocket {
 	return transport.Websocket{
-		Upgrader: websocket.Upgrader{
+		Implementation: gorillaSockets{websocket.Upgrader{
 			CheckOrigin: originCheck(o.Origins),
 			// Small buffers, the write buffer shared between messages: an
 			// idle subscription should cost little memory.
 			ReadBufferSize:  1024,
 			WriteBufferSize: 1024,
 			WriteBufferPool: &sync.Pool{},
-		},
+		}},
 		InitFunc: func(ctx context.Context, _ transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 			if s.isClosing() {
 				return ctx, nil, errors.New("the server is shutting down")

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"mirrorql/app"
 	"mirrorql/graph/view"
 	"mirrorql/live"
@@ -61,10 +63,13 @@ func (r *Resolver) topicMessages(ctx context.Context, topicID view.EntityIDArg, 
 		return nil, coded(live.CodeUnavailable, "The server is shutting down")
 	}
 	out := make(chan *view.TopicMessage)
+	// An event is written outside the field's context (gqlgen marshals it
+	// in the transport's): it carries its selection.
+	sel := graphql.GetFieldContext(ctx).Field.Selections
 	go func() {
 		err := sub.Run(ctx, func(m *model.TopicMessage) error {
 			select {
-			case out <- &view.TopicMessage{Row: m}:
+			case out <- &view.TopicMessage{Row: m, Selection: sel}:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()

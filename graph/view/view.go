@@ -3,6 +3,8 @@ package view
 import (
 	"sync"
 
+	"github.com/vektah/gqlparser/v2/ast"
+
 	"mirrorql/model"
 )
 
@@ -83,6 +85,9 @@ func (p *Page[T]) FirstTime(key string) bool {
 type TopicMessage struct {
 	Row  *model.TopicMessage
 	Page *Page[model.TopicMessage]
+	// Selection is what to write of it when it is not written as the value
+	// of a field (a subscription's events; render.go).
+	Selection ast.SelectionSet
 }
 
 // defaultVersion is what RunningHashVersion points to for a row without one.

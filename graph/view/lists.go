@@ -1,0 +1,150 @@
+package view
+
+import (
+	"context"
+	"io"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"mirrorql/model"
+)
+
+// listWorkers bounds the goroutines of a list whose selection loads, as
+// gqlgen's worker_limit did for every list: the loaders start a page's
+// nested loads from its first node (graph/loaders.go), so a few workers lose
+// no batching.
+const listWorkers = 4
+
+// MarshalGQLContext writes the message for the selection being written
+// (render.go).
+func (m *TopicMessage) MarshalGQLContext(ctx context.Context, w io.Writer) error {
+	sel := m.Selection
+	if sel == nil {
+		sel = selectionOf(ctx)
+	}
+	e := executorOf(ctx)
+	s, loads := messageSelection(graphql.GetOperationContext(ctx), sel)
+	if loads || e.always {
+		e.ExecMessage(ctx, sel, m).MarshalGQL(w)
+		return nil
+	}
+	s.writeMessage(w, m.Row)
+	return nil
+}
+
+// Messages are a list of messages (TopicMessageConnection.nodes): the rows
+// shown, and the page of siblings their loads start from (nil: the rows).
+type Messages struct {
+	Rows []model.TopicMessage
+	Page *Page[model.TopicMessage]
+}
+
+// MarshalGQLContext writes the rows in one pass when the selection is
+// their row; else each through gqlgen's executor.
+func (l *Messages) MarshalGQLContext(ctx context.Context, w io.Writer) error {
+	sel := selectionOf(ctx)
+	e := executorOf(ctx)
+	s, loads := messageSelection(graphql.GetOperationContext(ctx), sel)
+	if loads || e.always {
+		l.executed(ctx, func(ctx context.Context, m *TopicMessage) graphql.Marshaler {
+			return e.ExecMessage(ctx, sel, m)
+		}).MarshalGQL(w)
+		return nil
+	}
+	io.WriteString(w, "[") //nolint:errcheck // gqlgen's marshalers do not report write errors either
+	for i := range l.Rows {
+		if i > 0 {
+			io.WriteString(w, ",") //nolint:errcheck
+		}
+		s.writeMessage(w, &l.Rows[i])
+	}
+	io.WriteString(w, "]") //nolint:errcheck
+	return nil
+}
+
+// executed marshals each row with element, side by side as gqlgen's
+// generated code marshals a list (each element's field context carries its
+// index, for the paths of errors).
+func (l *Messages) executed(ctx context.Context, element func(context.Context, *TopicMessage) graphql.Marshaler) graphql.Marshaler {
+	page := l.Page
+	if page == nil {
+		page = &Page[model.TopicMessage]{Rows: l.Rows}
+	}
+	views := make([]TopicMessage, len(l.Rows))
+	for i := range views {
+		views[i] = TopicMessage{Row: &l.Rows[i], Page: page}
+	}
+	return graphql.MarshalSliceConcurrently(ctx, len(views), listWorkers, false, func(ctx context.Context, i int) graphql.Marshaler {
+		graphql.GetFieldContext(ctx).Result = &views[i]
+		return element(ctx, &views[i])
+	})
+}
+
+// MessageEdges are a list of edges (TopicMessageConnection.edges): each
+// row's cursor and the row as its node.
+type MessageEdges struct {
+	Messages
+	// AppendCursor appends the cursor of a row to b.
+	AppendCursor func(b []byte, m *model.TopicMessage) []byte
+}
+
+// MarshalGQLContext writes the edges in one pass when every node's
+// selection is its row; else each edge through gqlgen's executor.
+func (l *MessageEdges) MarshalGQLContext(ctx context.Context, w io.Writer) error {
+	sel := selectionOf(ctx)
+	e := executorOf(ctx)
+	oc := graphql.GetOperationContext(ctx)
+	fields := graphql.CollectFields(oc, sel, isMessageEdge)
+	nodes := make([]*selection, len(fields)) // by field: a node's selection
+	loads := e.always
+	for i := range fields {
+		if fields[i].Name == "node" {
+			var l bool
+			nodes[i], l = messageSelection(oc, fields[i].Selections)
+			loads = loads || l
+		}
+	}
+	if loads {
+		l.executed(ctx, func(ctx context.Context, m *TopicMessage) graphql.Marshaler {
+			cursor := string(l.AppendCursor(nil, m.Row))
+			return e.ExecEdge(ctx, sel, cursor, m)
+		}).MarshalGQL(w)
+		return nil
+	}
+	io.WriteString(w, "[") //nolint:errcheck // gqlgen's marshalers do not report write errors either
+	for r := range l.Rows {
+		if r > 0 {
+			io.WriteString(w, ",") //nolint:errcheck
+		}
+		m := &l.Rows[r]
+		l.writeEdge(w, fields, m, func(i int) { nodes[i].writeMessage(w, m) })
+	}
+	io.WriteString(w, "]") //nolint:errcheck
+	return nil
+}
+
+// writeEdge writes the edge of row m with the fields collected; node writes
+// the node of field i.
+func (l *MessageEdges) writeEdge(w io.Writer, fields []graphql.CollectedField, m *model.TopicMessage, node func(i int)) {
+	io.WriteString(w, "{") //nolint:errcheck
+	for i := range fields {
+		f := &fields[i]
+		writeKey(w, i, f.Alias)
+		switch f.Name {
+		case "__typename":
+			writeTypename(w, "TopicMessageEdge")
+		case "cursor":
+			// A cursor is unpadded URL-safe base64: nothing to escape.
+			b := append(spare(w, 40), '"')
+			write(w, append(l.AppendCursor(b, m), '"'))
+		case "node":
+			node(i)
+		}
+	}
+	io.WriteString(w, "}") //nolint:errcheck
+}
+
+// The lists are output values only, like the scalars.
+func (*TopicMessage) UnmarshalGQLContext(context.Context, any) error { return errOutputOnly }
+func (*Messages) UnmarshalGQLContext(context.Context, any) error     { return errOutputOnly }
+func (*MessageEdges) UnmarshalGQLContext(context.Context, any) error { return errOutputOnly }

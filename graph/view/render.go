@@ -1,0 +1,315 @@
+package view
+
+import (
+	"context"
+	"io"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"mirrorql/model"
+)
+
+// Messages are written by the views themselves, not field by field by
+// gqlgen's executor.
+//
+// gqlgen binds the GraphQL type TopicMessage, and the lists of messages
+// (TopicMessageConnection's nodes and edges), to these views as context
+// marshalers (gqlgen.yml): its executor parses, validates and resolves the
+// operation as always, and where a message or a list of them is to be
+// written it hands the view over instead of running a field context, a
+// resolver closure and a marshaler for every field of every row, and a
+// goroutine for every element of a list. The view collects the selection with
+// gqlgen's own CollectFields (fragments, aliases, @skip and @include) once per
+// object or list, and writes each row's fields with the same methods and
+// scalar marshalers the executor would call, so the bytes are the executor's.
+//
+// A message's plain fields are its row (the columns, chunkInfo and the
+// initial transaction id under it): nothing can fail or be null where the
+// schema says non-null, so the view writes them in one pass. Its other fields
+// load (topic, chunks, fullMessage: the request's dataloaders, errors with
+// their paths): a selection with one of those is handed back to gqlgen's
+// executor (the Executor in the request's context) for each message, a list's
+// elements side by side as gqlgen would run them, so that the loaders batch a
+// page's keys as before.
+
+// Executor runs gqlgen's generated executor on one message or edge, for
+// the selections a view does not write alone. The GraphQL face puts it in
+// every request's context (WithExecutor).
+type Executor interface {
+	ExecMessage(ctx context.Context, sel ast.SelectionSet, m *TopicMessage) graphql.Marshaler
+	ExecEdge(ctx context.Context, sel ast.SelectionSet, cursor string, m *TopicMessage) graphql.Marshaler
+}
+
+type executorKey struct{}
+
+type executor struct {
+	Executor
+	always bool
+}
+
+// WithExecutor is ctx with the executor of selections that load; with
+// always, every message is written by it, field by field (the views'
+// reference in tests).
+func WithExecutor(ctx context.Context, e Executor, always bool) context.Context {
+	return context.WithValue(ctx, executorKey{}, executor{e, always})
+}
+
+func executorOf(ctx context.Context) executor {
+	e, _ := ctx.Value(executorKey{}).(executor)
+	if e.Executor == nil {
+		panic("view: no executor in the context; serve through graph.NewHandler")
+	}
+	return e
+}
+
+// Loads are the TopicMessage fields that are not its row: a selection with
+// one of them goes through gqlgen's executor.
+var Loads = map[string]bool{"topic": true, "chunks": true, "fullMessage": true}
+
+// The field kinds of a message's selection.
+type fieldKind uint8
+
+const (
+	fieldTypename fieldKind = iota
+	fieldTopicID
+	fieldSequenceNumber
+	fieldConsensusTimestamp
+	fieldMessage
+	fieldPayerAccountID
+	fieldRunningHash
+	fieldRunningHashVersion
+	fieldChunkInfo
+	// ChunkInfo's
+	fieldNumber
+	fieldTotal
+	fieldInitialTransactionID
+	// TransactionId's
+	fieldAccountID
+	fieldNonce
+	fieldScheduled
+	fieldValidStart
+)
+
+var messageFields = map[string]fieldKind{
+	"__typename": fieldTypename, "topicId": fieldTopicID, "sequenceNumber": fieldSequenceNumber,
+	"consensusTimestamp": fieldConsensusTimestamp, "message": fieldMessage,
+	"payerAccountId": fieldPayerAccountID, "runningHash": fieldRunningHash,
+	"runningHashVersion": fieldRunningHashVersion, "chunkInfo": fieldChunkInfo,
+}
+
+var chunkInfoFields = map[string]fieldKind{
+	"__typename": fieldTypename, "number": fieldNumber, "total": fieldTotal,
+	"initialTransactionId": fieldInitialTransactionID,
+}
+
+var transactionIDFields = map[string]fieldKind{
+	"__typename": fieldTypename, "accountId": fieldAccountID, "nonce": fieldNonce,
+	"scheduled": fieldScheduled, "transactionValidStart": fieldValidStart,
+}
+
+// The implementors CollectFields matches fragments against: each type is
+// its own only implementor.
+var (
+	isTopicMessage  = []string{"TopicMessage"}
+	isChunkInfo     = []string{"ChunkInfo"}
+	isTransactionID = []string{"TransactionId"}
+	isMessageEdge   = []string{"TopicMessageEdge"}
+)
+
+// selection is an object's collected fields, each with what writing it
+// needs: its kind, the encoding of `message`, the selection under an object
+// field.
+type selection struct {
+	typename string
+	fields   []selected
+}
+
+type selected struct {
+	alias    string
+	kind     fieldKind
+	encoding *MessageEncoding
+	sub      *selection
+}
+
+// messageSelection is sel over a TopicMessage; loads tells a selection that
+// only gqlgen's executor can write.
+func messageSelection(oc *graphql.OperationContext, sel ast.SelectionSet) (s *selection, loads bool) {
+	fields := graphql.CollectFields(oc, sel, isTopicMessage)
+	s = &selection{typename: "TopicMessage", fields: make([]selected, 0, len(fields))}
+	for _, f := range fields {
+		kind, plain := messageFields[f.Name]
+		if !plain {
+			// topic, chunks, fullMessage (validation allows no other name)
+			return nil, true
+		}
+		out := selected{alias: f.Alias, kind: kind}
+		switch kind {
+		case fieldMessage:
+			out.encoding = encodingArg(oc, f.Field)
+		case fieldChunkInfo:
+			out.sub = chunkInfoSelection(oc, f.Selections)
+		}
+		s.fields = append(s.fields, out)
+	}
+	return s, false
+}
+
+// chunkInfoSelection is sel over a ChunkInfo, with its initialTransactionId's.
+func chunkInfoSelection(oc *graphql.OperationContext, sel ast.SelectionSet) *selection {
+	fields := graphql.CollectFields(oc, sel, isChunkInfo)
+	s := &selection{typename: "ChunkInfo", fields: make([]selected, 0, len(fields))}
+	for _, f := range fields {
+		out := selected{alias: f.Alias, kind: chunkInfoFields[f.Name]}
+		if out.kind == fieldInitialTransactionID {
+			out.sub = objectSelection(oc, f.Selections, "TransactionId", isTransactionID, transactionIDFields)
+		}
+		s.fields = append(s.fields, out)
+	}
+	return s
+}
+
+// objectSelection is sel over an object whose fields are all scalars.
+func objectSelection(oc *graphql.OperationContext, sel ast.SelectionSet, typename string, implementors []string, kinds map[string]fieldKind) *selection {
+	fields := graphql.CollectFields(oc, sel, implementors)
+	s := &selection{typename: typename, fields: make([]selected, 0, len(fields))}
+	for _, f := range fields {
+		s.fields = append(s.fields, selected{alias: f.Alias, kind: kinds[f.Name]})
+	}
+	return s
+}
+
+// encodingArg is `message`'s encoding as the generated code reads it: the
+// argument (a literal or a variable, validated against the enum before
+// execution), the schema's default when it is absent, nil when null.
+func encodingArg(oc *graphql.OperationContext, f *ast.Field) *MessageEncoding {
+	v, ok := f.ArgumentMap(oc.Variables)["encoding"]
+	if !ok || v == nil {
+		return nil
+	}
+	s, err := graphql.UnmarshalString(v)
+	if err != nil {
+		return nil
+	}
+	e := MessageEncoding(s)
+	return &e
+}
+
+// writeMessage writes row m's fields of s.
+func (s *selection) writeMessage(w io.Writer, m *model.TopicMessage) {
+	v := TopicMessage{Row: m}
+	io.WriteString(w, "{") //nolint:errcheck // gqlgen's marshalers do not report write errors either
+	for i := range s.fields {
+		f := &s.fields[i]
+		writeKey(w, i, f.alias)
+		switch f.kind {
+		case fieldTypename:
+			writeTypename(w, s.typename)
+		case fieldTopicID:
+			v.TopicID().MarshalGQL(w)
+		case fieldSequenceNumber:
+			v.SequenceNumber().MarshalGQL(w)
+		case fieldConsensusTimestamp:
+			v.ConsensusTimestamp().MarshalGQL(w)
+		case fieldMessage:
+			t := Text{Bytes: m.Message, Encoding: f.encoding}
+			t.MarshalGQL(w)
+		case fieldPayerAccountID:
+			marshalOrNull(w, v.PayerAccountID())
+		case fieldRunningHash:
+			v.RunningHash().MarshalGQL(w)
+		case fieldRunningHashVersion:
+			v.RunningHashVersion().MarshalGQL(w)
+		case fieldChunkInfo:
+			c := v.ChunkInfo()
+			if c == nil {
+				io.WriteString(w, "null") //nolint:errcheck
+				continue
+			}
+			f.sub.writeChunkInfo(w, c)
+		}
+	}
+	io.WriteString(w, "}") //nolint:errcheck
+}
+
+func (s *selection) writeChunkInfo(w io.Writer, c *ChunkInfo) {
+	io.WriteString(w, "{") //nolint:errcheck
+	for i := range s.fields {
+		f := &s.fields[i]
+		writeKey(w, i, f.alias)
+		switch f.kind {
+		case fieldTypename:
+			writeTypename(w, s.typename)
+		case fieldNumber:
+			c.Number().MarshalGQL(w)
+		case fieldTotal:
+			marshalOrNull(w, c.Total())
+		case fieldInitialTransactionID:
+			f.sub.writeTransactionID(w, c.InitialTransactionID())
+		}
+	}
+	io.WriteString(w, "}") //nolint:errcheck
+}
+
+func (s *selection) writeTransactionID(w io.Writer, t *TransactionID) {
+	io.WriteString(w, "{") //nolint:errcheck
+	for i := range s.fields {
+		f := &s.fields[i]
+		writeKey(w, i, f.alias)
+		switch f.kind {
+		case fieldTypename:
+			writeTypename(w, s.typename)
+		case fieldAccountID:
+			marshalOrNull(w, t.AccountID())
+		case fieldNonce:
+			marshalOrNull(w, t.Nonce())
+		case fieldScheduled:
+			marshalOrNull(w, t.Scheduled())
+		case fieldValidStart:
+			marshalOrNull(w, t.TransactionValidStart())
+		}
+	}
+	io.WriteString(w, "}") //nolint:errcheck
+}
+
+// writeKey writes `"alias":`, after a comma unless it is the first field. An
+// alias is a GraphQL name, which JSON needs no escape for.
+func writeKey(w io.Writer, i int, alias string) {
+	if i > 0 {
+		io.WriteString(w, `,"`) //nolint:errcheck
+	} else {
+		io.WriteString(w, `"`) //nolint:errcheck
+	}
+	io.WriteString(w, alias) //nolint:errcheck
+	io.WriteString(w, `":`)  //nolint:errcheck
+}
+
+func writeTypename(w io.Writer, name string) {
+	io.WriteString(w, `"`)  //nolint:errcheck
+	io.WriteString(w, name) //nolint:errcheck
+	io.WriteString(w, `"`)  //nolint:errcheck
+}
+
+// marshalOrNull writes v, or null when it is nil (a NULL column).
+func marshalOrNull[P interface {
+	*T
+	graphql.Marshaler
+}, T any](w io.Writer, v P) {
+	if v == nil {
+		io.WriteString(w, "null") //nolint:errcheck
+		return
+	}
+	v.MarshalGQL(w)
+}
+
+// selectionOf is the selection set of the field being written, the one
+// gqlgen's generated marshalers are given: the field context's, or for an
+// element of a list (a context holding only its index) the list field's.
+func selectionOf(ctx context.Context) ast.SelectionSet {
+	for fc := graphql.GetFieldContext(ctx); fc != nil; fc = fc.Parent {
+		if fc.Index == nil {
+			return fc.Field.Selections
+		}
+	}
+	return nil
+}

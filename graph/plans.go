@@ -34,8 +34,9 @@ import (
 // it lies inside a small subset, into a plan: the root fields to look up,
 // where their arguments come from, and the fields to write. Later requests
 // with the same query text run the plan: the same resolver code (the
-// argument rules and the query layer of the gqlgen path) and the same view
-// methods and gqlgen marshalers for every field, so the bytes are gqlgen's.
+// argument rules and the query layer of the gqlgen path) and the message's
+// view, which writes it as it does under gqlgen (view.CompileMessage), so
+// the bytes are gqlgen's.
 // Anything a plan does not cover falls back to gqlgen before a byte is
 // written: an operation outside the subset, an operation name or extensions
 // it was not compiled for, a variable that is missing, null or not a string
@@ -75,7 +76,7 @@ type rootField struct {
 	typename bool
 	lookup   messageLookup
 	args     []argSource
-	fields   objectPlan[*view.TopicMessage]
+	fields   view.Selection
 }
 
 // messageLookup is a root field's resolver code, without gqlgen's context:
@@ -161,7 +162,7 @@ func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string,
 			buf.WriteString("null")
 			continue
 		}
-		f.fields.write(buf, m)
+		f.fields.WriteMessage(buf, m)
 	}
 	buf.WriteString("}}")
 	w.Header().Set("Content-Type", responseType(accept))
@@ -233,19 +234,22 @@ func compile(doc *ast.QueryDocument) *plan {
 	roots := make([]rootField, 0, len(op.SelectionSet))
 	ok := eachField(op.SelectionSet, func(f *ast.Field) bool {
 		root := rootField{key: responseKey(f), name: f.Alias}
+		compiled := true
 		switch f.Name {
 		case "__typename":
 			root.typename = true
 		case "topicMessage":
 			root.lookup = lookupBySequence
-			root.args, root.fields = compileArgs(f, "topicId", "sequenceNumber"), compileObject(f.SelectionSet, topicMessageFields)
+			root.args = compileArgs(f, "topicId", "sequenceNumber")
+			root.fields, compiled = view.CompileMessage(f.SelectionSet)
 		case "topicMessageByTimestamp":
 			root.lookup = lookupByTimestamp
-			root.args, root.fields = compileArgs(f, "consensusTimestamp"), compileObject(f.SelectionSet, topicMessageFields)
+			root.args = compileArgs(f, "consensusTimestamp")
+			root.fields, compiled = view.CompileMessage(f.SelectionSet)
 		default:
 			return false
 		}
-		if !root.typename && (root.args == nil || root.fields == nil) {
+		if !root.typename && (root.args == nil || !compiled) {
 			return false
 		}
 		roots = append(roots, root)
@@ -337,166 +341,3 @@ func lookupByTimestamp(ctx context.Context, r *Resolver, args []any) (*view.Topi
 // errNotPlanned sends a request whose arguments the resolver refuses to
 // gqlgen, which reports them.
 var errNotPlanned = errors.New("graph: left to gqlgen")
-
-// objectPlan is the selection of an object: a writer per field, in order.
-type objectPlan[T any] []fieldPlan[T]
-
-type fieldPlan[T any] struct {
-	key   []byte
-	write func(w *bytes.Buffer, v T)
-}
-
-func (p objectPlan[T]) write(w *bytes.Buffer, v T) {
-	w.WriteByte('{')
-	for i := range p {
-		if i > 0 {
-			w.WriteByte(',')
-		}
-		w.Write(p[i].key)
-		p[i].write(w, v)
-	}
-	w.WriteByte('}')
-}
-
-// fieldCompiler makes the writer of a field of T from its selection; nil
-// when the field is outside the subset.
-type fieldCompiler[T any] func(f *ast.Field) func(w *bytes.Buffer, v T)
-
-// compileObject is the plan of set over an object type whose fields
-// compilers covers (by field name); nil when a selection is outside the
-// subset.
-func compileObject[T any](set ast.SelectionSet, compilers map[string]fieldCompiler[T]) objectPlan[T] {
-	if len(set) == 0 {
-		return nil
-	}
-	out := make(objectPlan[T], 0, len(set))
-	ok := eachField(set, func(f *ast.Field) bool {
-		c := compilers[f.Name]
-		if c == nil {
-			return false
-		}
-		write := c(f)
-		if write == nil {
-			return false
-		}
-		out = append(out, fieldPlan[T]{key: responseKey(f), write: write})
-		return true
-	})
-	if !ok {
-		return nil
-	}
-	return out
-}
-
-// Field writers, each with the marshaler of the field's type in the
-// generated code.
-
-func scalar[T, V any](get func(T) V, marshal func(V) graphql.Marshaler) fieldCompiler[T] {
-	return func(f *ast.Field) func(*bytes.Buffer, T) {
-		if len(f.Arguments) > 0 || len(f.SelectionSet) > 0 {
-			return nil
-		}
-		return func(w *bytes.Buffer, v T) { marshal(get(v)).MarshalGQL(w) }
-	}
-}
-
-func nullable[T, V any](get func(T) *V, marshal func(V) graphql.Marshaler) fieldCompiler[T] {
-	return scalar(get, func(p *V) graphql.Marshaler {
-		if p == nil {
-			return graphql.Null
-		}
-		return marshal(*p)
-	})
-}
-
-// self writes a field whose value marshals itself (graph/view's output
-// scalars), returned as the generated code returns it; nil is null.
-func self[T, V any, P interface {
-	*V
-	graphql.Marshaler
-}](get func(T) P) fieldCompiler[T] {
-	return scalar(get, func(p P) graphql.Marshaler {
-		if p == nil {
-			return graphql.Null
-		}
-		return p
-	})
-}
-
-func typename[T any](name string) fieldCompiler[T] {
-	return scalar(func(T) string { return name }, graphql.MarshalString)
-}
-
-// object writes an object field whose value get gives; a nil value of a
-// non-null field, which gqlgen reports as an error, is left to gqlgen.
-func object[T, V any](get func(T) *V, nonNull bool, fields func() map[string]fieldCompiler[*V]) fieldCompiler[T] {
-	return func(f *ast.Field) func(*bytes.Buffer, T) {
-		if len(f.Arguments) > 0 {
-			return nil
-		}
-		p := compileObject(f.SelectionSet, fields())
-		if p == nil {
-			return nil
-		}
-		return func(w *bytes.Buffer, v T) {
-			o := get(v)
-			if o == nil {
-				if nonNull {
-					panic(errNotPlanned)
-				}
-				graphql.Null.MarshalGQL(w)
-				return
-			}
-			p.write(w, o)
-		}
-	}
-}
-
-var topicMessageFields = map[string]fieldCompiler[*view.TopicMessage]{
-	"__typename":         typename[*view.TopicMessage]("TopicMessage"),
-	"topicId":            self((*view.TopicMessage).TopicID),
-	"sequenceNumber":     self((*view.TopicMessage).SequenceNumber),
-	"consensusTimestamp": self((*view.TopicMessage).ConsensusTimestamp),
-	"message":            compileMessage,
-	"payerAccountId":     self((*view.TopicMessage).PayerAccountID),
-	"runningHash":        self((*view.TopicMessage).RunningHash),
-	"runningHashVersion": self((*view.TopicMessage).RunningHashVersion),
-	"chunkInfo":          object((*view.TopicMessage).ChunkInfo, false, func() map[string]fieldCompiler[*view.ChunkInfo] { return chunkInfoFields }),
-}
-
-// compileMessage is TopicMessage.message with its encoding argument as the
-// generated code reads it: the literal, or the schema's default.
-func compileMessage(f *ast.Field) func(*bytes.Buffer, *view.TopicMessage) {
-	if len(f.SelectionSet) > 0 || f.Definition == nil {
-		return nil
-	}
-	var encoding *view.MessageEncoding
-	if raw, ok := f.ArgumentMap(nil)["encoding"]; ok && raw != nil {
-		if a := f.Arguments.ForName("encoding"); a != nil && a.Value.Kind != ast.EnumValue {
-			return nil
-		}
-		text, err := graphql.UnmarshalString(raw)
-		if err != nil {
-			return nil
-		}
-		e := view.MessageEncoding(text)
-		encoding = &e
-	}
-	return func(w *bytes.Buffer, m *view.TopicMessage) { m.Message(encoding).MarshalGQL(w) }
-}
-
-var chunkInfoFields = map[string]fieldCompiler[*view.ChunkInfo]{
-	"__typename": typename[*view.ChunkInfo]("ChunkInfo"),
-	"number":     self((*view.ChunkInfo).Number),
-	"total":      self((*view.ChunkInfo).Total),
-	"initialTransactionId": object((*view.ChunkInfo).InitialTransactionID, true,
-		func() map[string]fieldCompiler[*view.TransactionID] { return transactionIDFields }),
-}
-
-var transactionIDFields = map[string]fieldCompiler[*view.TransactionID]{
-	"__typename":            typename[*view.TransactionID]("TransactionId"),
-	"accountId":             self((*view.TransactionID).AccountID),
-	"nonce":                 self((*view.TransactionID).Nonce),
-	"scheduled":             self((*view.TransactionID).Scheduled),
-	"transactionValidStart": self((*view.TransactionID).TransactionValidStart),
-}

@@ -183,7 +183,11 @@ func objectSelection(oc *graphql.OperationContext, sel ast.SelectionSet, typenam
 // argument (a literal or a variable, validated against the enum before
 // execution), the schema's default when it is absent, nil when null.
 func encodingArg(oc *graphql.OperationContext, f *ast.Field) *MessageEncoding {
-	v, ok := f.ArgumentMap(oc.Variables)["encoding"]
+	var vars map[string]any
+	if oc != nil {
+		vars = oc.Variables
+	}
+	v, ok := f.ArgumentMap(vars)["encoding"]
 	if !ok || v == nil {
 		return nil
 	}
@@ -312,4 +316,75 @@ func selectionOf(ctx context.Context) ast.SelectionSet {
 		}
 	}
 	return nil
+}
+
+// Selection is the selection of a message compiled once, for an operation
+// answered without gqlgen's executor (graph's compiled operations).
+type Selection struct{ s *selection }
+
+// CompileMessage compiles sel over a TopicMessage when nothing in it
+// depends on the operation's variables or needs the executor: fields only
+// (no fragment, no directive), each response key once, every field one of
+// the row's, `message`'s encoding a literal or absent. ok is false
+// otherwise.
+func CompileMessage(sel ast.SelectionSet) (compiled Selection, ok bool) {
+	s, ok := compile(sel, "TopicMessage", messageFields)
+	return Selection{s}, ok
+}
+
+// WriteMessage writes the message's fields of the selection.
+func (c Selection) WriteMessage(w io.Writer, m *TopicMessage) { c.s.writeMessage(w, m.Row) }
+
+func compile(sel ast.SelectionSet, typename string, kinds map[string]fieldKind) (*selection, bool) {
+	s := &selection{typename: typename}
+	seen := map[string]bool{}
+	for _, node := range sel {
+		f, isField := node.(*ast.Field)
+		if !isField || len(f.Directives) > 0 || seen[f.Alias] || f.Definition == nil {
+			return nil, false
+		}
+		seen[f.Alias] = true
+		kind, known := kinds[f.Name]
+		if !known {
+			return nil, false
+		}
+		out := selected{alias: f.Alias, kind: kind}
+		var ok bool
+		switch kind {
+		case fieldMessage:
+			out.encoding, ok = literalEncoding(f)
+		case fieldChunkInfo:
+			out.sub, ok = compile(f.SelectionSet, "ChunkInfo", chunkInfoFields)
+		case fieldInitialTransactionID:
+			out.sub, ok = compile(f.SelectionSet, "TransactionId", transactionIDFields)
+		default:
+			ok = len(f.Arguments) == 0 && len(f.SelectionSet) == 0
+		}
+		if !ok {
+			return nil, false
+		}
+		s.fields = append(s.fields, out)
+	}
+	return s, len(s.fields) > 0
+}
+
+// literalEncoding is `message`'s encoding when it is written as an enum
+// value or null, or left out (the schema's default).
+func literalEncoding(f *ast.Field) (*MessageEncoding, bool) {
+	if len(f.SelectionSet) > 0 || len(f.Arguments) > 1 {
+		return nil, false
+	}
+	if len(f.Arguments) == 0 {
+		return encodingArg(nil, f), true
+	}
+	switch a := f.Arguments[0]; {
+	case a.Name != "encoding" || a.Value == nil:
+		return nil, false
+	case a.Value.Kind == ast.NullValue:
+		return nil, true
+	case a.Value.Kind == ast.EnumValue:
+		e := MessageEncoding(a.Value.Raw)
+		return &e, true
+	}
+	return nil, false
 }

@@ -40,7 +40,8 @@ func NewHandler(r app.GraphReader, o Options) http.Handler {
 }
 
 // NewAPI is the GraphQL endpoint alone, assembled explicitly: the POST and
-// GET transports, introspection, a parsed-query cache, the operation guard
+// GET transports, introspection, a parsed-query cache, automatic persisted
+// queries, the operation guard
 // (depth and complexity), the parser's token limit, the body size limit, the
 // request's dataloaders, and compiled operations unless o turns them off.
 func NewAPI(r app.GraphReader, o Options) http.Handler {
@@ -77,14 +78,14 @@ func newAPI(r app.GraphReader, o Options, compiled bool, post graphql.Transport)
 	srv.AddTransport(getTransport{})
 	srv.AddTransport(post)
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	// Automatic persisted queries: a client that sent a query once may send
+	// its SHA-256 alone (Apollo's protocol), as a GET a cache can keep.
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](100)})
 	srv.SetParserTokenLimit(o.MaxTokens)
 	if !o.NoIntrospection {
 		srv.Use(extension.Introspection{})
 	}
-	srv.Use(operationGuard{
-		maxDepth: o.MaxDepth, maxCost: o.MaxComplexity,
-		sizes: res.rules.Pages,
-	})
+	srv.Use(newOperationGuard(o.MaxDepth, o.MaxComplexity, res.rules.Pages))
 	srv.Use(streamLoaders{fresh: func(ctx context.Context) context.Context {
 		return withFreshLoaders(ctx, r, o.LoaderWait)
 	}})

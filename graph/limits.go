@@ -8,6 +8,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/errcode"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -51,9 +52,23 @@ func init() {
 // count this way: they ignore a field cost below 1, so every scalar, edge
 // and pageInfo costs at least 1, they measure a fragment anew at each
 // spread, and they know no depth; hence our own measure.
+//
+// An operation's measure is taken once: it is kept by query text and
+// operation name (measured), unless a variable gave one of the arguments it
+// counts (first, buckets), which may differ from one request to the next.
 type operationGuard struct {
 	maxDepth, maxCost int
 	sizes             app.PageSizes
+	measured          *lru.Cache[measureKey, measure] // nil: every request is measured
+}
+
+type measureKey struct{ query, operation string }
+
+// newOperationGuard is the guard with its measures kept for the last 1,000
+// operations, as many as gqlgen's parsed-query cache holds.
+func newOperationGuard(maxDepth, maxCost int, sizes app.PageSizes) operationGuard {
+	measured, _ := lru.New[measureKey, measure](1000) // only a size below 1 fails
+	return operationGuard{maxDepth: maxDepth, maxCost: maxCost, sizes: sizes, measured: measured}
 }
 
 var _ interface {
@@ -69,8 +84,18 @@ func (g operationGuard) MutateOperationContext(ctx context.Context, opCtx *graph
 	if op == nil {
 		return nil
 	}
-	m := measurer{guard: g, vars: opCtx.Variables, fragments: map[string]measure{}}
-	got := m.selectionSet(op.SelectionSet)
+	key := measureKey{opCtx.RawQuery, opCtx.OperationName}
+	got, kept := measure{}, false
+	if g.measured != nil {
+		got, kept = g.measured.Get(key)
+	}
+	if !kept {
+		m := measurer{guard: g, vars: opCtx.Variables, fragments: map[string]measure{}}
+		got = m.selectionSet(op.SelectionSet)
+		if g.measured != nil && !m.variable && opCtx.RawQuery != "" {
+			g.measured.Add(key, got)
+		}
+	}
 	if got.depth > g.maxDepth {
 		err := gqlerror.Errorf("operation has depth %d, which exceeds the limit of %d", got.depth, g.maxDepth)
 		errcode.Set(err, CodeDepthLimit)
@@ -93,6 +118,7 @@ type measurer struct {
 	guard     operationGuard
 	vars      map[string]any
 	fragments map[string]measure
+	variable  bool // a variable gave an argument the measure counts
 }
 
 func (m *measurer) selectionSet(set ast.SelectionSet) measure {
@@ -161,6 +187,9 @@ func (m *measurer) buckets(f *ast.Field) int {
 // intArg is an Int argument's value; false when absent or null, and the
 // largest value for one of an unexpected type.
 func (m *measurer) intArg(f *ast.Field, name string) (int64, bool) {
+	if a := f.Arguments.ForName(name); a != nil && a.Value != nil && a.Value.Kind == ast.Variable {
+		m.variable = true
+	}
 	v, ok := f.ArgumentMap(m.vars)[name]
 	if !ok || v == nil {
 		return 0, false

@@ -3,7 +3,9 @@ package graph
 import (
 	"testing"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"mirrorql/app"
 )
@@ -60,5 +62,45 @@ func TestCursor(t *testing.T) {
 		if _, ok := afterCursor(&bad, cursorMessage, &errs); ok || len(errs) != 1 || errs[0] != "Invalid parameter: after" {
 			t.Errorf("%q: accepted or wrong message %v", bad, errs)
 		}
+	}
+}
+
+// TestOperationMeasuredOnce: the guard measures an operation once and keeps
+// the measure by its text, unless a variable gave an argument it counts,
+// whose value may change the verdict from one request to the next.
+func TestOperationMeasuredOnce(t *testing.T) {
+	schema := NewExecutableSchema(Config{Resolvers: &Resolver{}}).Schema()
+	g := newOperationGuard(10, 200, app.PageSizes{Default: 25, Max: 100})
+	verdict := func(query string, vars map[string]any) *gqlerror.Error {
+		doc, errs := gqlparser.LoadQuery(schema, query)
+		if errs != nil {
+			t.Fatalf("invalid query: %v", errs)
+		}
+		oc := &graphql.OperationContext{RawQuery: query, Doc: doc, Variables: vars}
+		return g.MutateOperationContext(t.Context(), oc)
+	}
+	fixed := `{ topicMessages(topicId: "1", first: 10) { nodes { sequenceNumber } } }`
+	if verdict(fixed, nil) != nil || g.measured.Len() != 1 {
+		t.Fatalf("a fixed operation: kept %d measures, want 1", g.measured.Len())
+	}
+	if m, _ := g.measured.Get(measureKey{query: fixed}); m != (measure{depth: 3, cost: 10}) {
+		t.Errorf("kept %+v", m)
+	}
+	// What is kept is what answers: a measure planted under the text is
+	// the verdict given for it.
+	g.measured.Add(measureKey{query: fixed}, measure{depth: 3, cost: 1000})
+	if err := verdict(fixed, nil); err == nil || err.Extensions["code"] != CodeComplexityLimit {
+		t.Errorf("the kept measure was not used: %v", err)
+	}
+
+	byVariable := `query($n: Int) { topicMessages(topicId: "1", first: $n) { nodes { topic { id } chunks { sequenceNumber } } } }`
+	if err := verdict(byVariable, map[string]any{"n": int64(10)}); err != nil {
+		t.Errorf("first 10: %v", err)
+	}
+	if err := verdict(byVariable, map[string]any{"n": int64(100)}); err == nil {
+		t.Errorf("first 100 with topics and chunks (cost 300) was let through")
+	}
+	if g.measured.Contains(measureKey{query: byVariable}) {
+		t.Errorf("an operation whose cost depends on its variables was kept")
 	}
 }

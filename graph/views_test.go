@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"runtime/metrics"
 	"slices"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"mirrorql/app"
 	"mirrorql/app/memstore"
 	"mirrorql/graph"
+	"mirrorql/graph/view"
 	"mirrorql/model"
 )
 
@@ -356,4 +358,24 @@ func randomSelection(next func() byte) (string, map[string]any) {
 		return "{ " + query + " }", vars
 	}
 	return "query(" + strings.Join(decl, ", ") + ") { " + query + " }", vars
+}
+
+// TestEveryMessageFieldIsPlainOrLoads: each field of TopicMessage is either
+// written by the views or listed as one that loads (and is then a resolver
+// of gqlgen's): a field added to the schema must be put in one place or the
+// other (docs/graphql.md, "Performance").
+func TestEveryMessageFieldIsPlainOrLoads(t *testing.T) {
+	schema := graph.NewExecutableSchema(graph.Config{Resolvers: &graph.Resolver{}}).Schema()
+	resolvers := reflect.TypeFor[graph.TopicMessageResolver]()
+	for _, f := range schema.Types["TopicMessage"].Fields {
+		_, resolved := resolvers.MethodByName(strings.ToUpper(f.Name[:1]) + f.Name[1:])
+		switch plain, loads := view.Writes(f.Name), view.Loads[f.Name]; {
+		case plain == loads:
+			t.Errorf("TopicMessage.%s: written by the views %t, loads %t: it must be one of the two", f.Name, plain, loads)
+		case loads && !resolved:
+			t.Errorf("TopicMessage.%s loads but is no resolver of gqlgen's (gqlgen.yml)", f.Name)
+		case plain && resolved:
+			t.Errorf("TopicMessage.%s is a resolver, which the views do not call", f.Name)
+		}
+	}
 }

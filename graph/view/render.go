@@ -64,8 +64,15 @@ func executorOf(ctx context.Context) executor {
 }
 
 // Loads are the TopicMessage fields that are not its row: a selection with
-// one of them goes through gqlgen's executor.
+// one of them goes through gqlgen's executor. (Any field the views do not
+// know does: this list says which are meant to.)
 var Loads = map[string]bool{"topic": true, "chunks": true, "fullMessage": true}
+
+// Writes tells the TopicMessage fields the views write themselves.
+func Writes(field string) bool {
+	_, ok := messageFields[field]
+	return ok
+}
 
 // The field kinds of a message's selection.
 type fieldKind uint8

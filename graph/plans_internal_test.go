@@ -223,15 +223,7 @@ func FuzzPlans(f *testing.F) {
 	f.Add([]byte{255, 254, 3, 200, 17, 99, 1, 0, 42})
 	f.Add([]byte("topicMessage"))
 	f.Fuzz(func(t *testing.T, choices []byte) {
-		next := func() byte {
-			if len(choices) == 0 {
-				return 0
-			}
-			c := choices[0]
-			choices = choices[1:]
-			return c
-		}
-		query, vars := randomOperation(next)
+		query, vars := randomOperation(Chooser(choices))
 		e.check(t, "fuzzed operation", request(query, vars), "")
 	})
 }
@@ -433,5 +425,18 @@ func TestPlansConcurrently(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Fatal(err)
+	}
+}
+
+// Chooser hands out a fuzzer's bytes one by one, then zeros: the choices
+// of the random operations of FuzzPlans and FuzzViews.
+func Chooser(choices []byte) func() byte {
+	return func() byte {
+		if len(choices) == 0 {
+			return 0
+		}
+		c := choices[0]
+		choices = choices[1:]
+		return c
 	}
 }

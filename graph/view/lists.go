@@ -51,14 +51,7 @@ func (l *Messages) MarshalGQLContext(ctx context.Context, w io.Writer) error {
 		}).MarshalGQL(w)
 		return nil
 	}
-	io.WriteString(w, "[") //nolint:errcheck // gqlgen's marshalers do not report write errors either
-	for i := range l.Rows {
-		if i > 0 {
-			io.WriteString(w, ",") //nolint:errcheck
-		}
-		s.writeMessage(w, &l.Rows[i])
-	}
-	io.WriteString(w, "]") //nolint:errcheck
+	writeList(w, len(l.Rows), func(i int) { s.writeMessage(w, &l.Rows[i]) })
 	return nil
 }
 
@@ -111,15 +104,10 @@ func (l *MessageEdges) MarshalGQLContext(ctx context.Context, w io.Writer) error
 		}).MarshalGQL(w)
 		return nil
 	}
-	io.WriteString(w, "[") //nolint:errcheck // gqlgen's marshalers do not report write errors either
-	for r := range l.Rows {
-		if r > 0 {
-			io.WriteString(w, ",") //nolint:errcheck
-		}
+	writeList(w, len(l.Rows), func(r int) {
 		m := &l.Rows[r]
 		l.writeEdge(w, fields, m, func(i int) { nodes[i].writeMessage(w, m) })
-	}
-	io.WriteString(w, "]") //nolint:errcheck
+	})
 	return nil
 }
 

@@ -209,13 +209,8 @@ func encodingArg(oc *graphql.OperationContext, f *ast.Field) *MessageEncoding {
 // writeMessage writes row m's fields of s.
 func (s *selection) writeMessage(w io.Writer, m *model.TopicMessage) {
 	v := TopicMessage{Row: m}
-	io.WriteString(w, "{") //nolint:errcheck // gqlgen's marshalers do not report write errors either
-	for i := range s.fields {
-		f := &s.fields[i]
-		writeKey(w, i, f.alias)
+	s.write(w, func(f *selected) {
 		switch f.kind {
-		case fieldTypename:
-			writeTypename(w, s.typename)
 		case fieldTopicID:
 			v.TopicID().MarshalGQL(w)
 		case fieldSequenceNumber:
@@ -232,25 +227,18 @@ func (s *selection) writeMessage(w io.Writer, m *model.TopicMessage) {
 		case fieldRunningHashVersion:
 			v.RunningHashVersion().MarshalGQL(w)
 		case fieldChunkInfo:
-			c := v.ChunkInfo()
-			if c == nil {
+			if c := v.ChunkInfo(); c != nil {
+				f.sub.writeChunkInfo(w, c)
+			} else {
 				io.WriteString(w, "null") //nolint:errcheck
-				continue
 			}
-			f.sub.writeChunkInfo(w, c)
 		}
-	}
-	io.WriteString(w, "}") //nolint:errcheck
+	})
 }
 
 func (s *selection) writeChunkInfo(w io.Writer, c *ChunkInfo) {
-	io.WriteString(w, "{") //nolint:errcheck
-	for i := range s.fields {
-		f := &s.fields[i]
-		writeKey(w, i, f.alias)
+	s.write(w, func(f *selected) {
 		switch f.kind {
-		case fieldTypename:
-			writeTypename(w, s.typename)
 		case fieldNumber:
 			c.Number().MarshalGQL(w)
 		case fieldTotal:
@@ -258,18 +246,12 @@ func (s *selection) writeChunkInfo(w io.Writer, c *ChunkInfo) {
 		case fieldInitialTransactionID:
 			f.sub.writeTransactionID(w, c.InitialTransactionID())
 		}
-	}
-	io.WriteString(w, "}") //nolint:errcheck
+	})
 }
 
 func (s *selection) writeTransactionID(w io.Writer, t *TransactionID) {
-	io.WriteString(w, "{") //nolint:errcheck
-	for i := range s.fields {
-		f := &s.fields[i]
-		writeKey(w, i, f.alias)
+	s.write(w, func(f *selected) {
 		switch f.kind {
-		case fieldTypename:
-			writeTypename(w, s.typename)
 		case fieldAccountID:
 			marshalOrNull(w, t.AccountID())
 		case fieldNonce:
@@ -279,8 +261,36 @@ func (s *selection) writeTransactionID(w io.Writer, t *TransactionID) {
 		case fieldValidStart:
 			marshalOrNull(w, t.TransactionValidStart())
 		}
+	})
+}
+
+// write writes the object of s: each field's key, then its value, which
+// value writes (__typename aside).
+func (s *selection) write(w io.Writer, value func(f *selected)) {
+	io.WriteString(w, "{") //nolint:errcheck // gqlgen's marshalers do not report write errors either
+	for i := range s.fields {
+		f := &s.fields[i]
+		writeKey(w, i, f.alias)
+		if f.kind == fieldTypename {
+			writeTypename(w, s.typename)
+			continue
+		}
+		value(f)
 	}
 	io.WriteString(w, "}") //nolint:errcheck
+}
+
+// writeList writes a JSON array of n elements, element i written by
+// element.
+func writeList(w io.Writer, n int, element func(i int)) {
+	io.WriteString(w, "[") //nolint:errcheck
+	for i := range n {
+		if i > 0 {
+			io.WriteString(w, ",") //nolint:errcheck
+		}
+		element(i)
+	}
+	io.WriteString(w, "]") //nolint:errcheck
 }
 
 // writeKey writes `"alias":`, after a comma unless it is the first field. An

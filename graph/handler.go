@@ -17,7 +17,6 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/graph/explorer"
-	"mirrorql/graph/view"
 )
 
 // Endpoint is where the GraphQL face is mounted; the explorer's assets are
@@ -86,6 +85,7 @@ func newAPI(r app.GraphReader, o Options, compiled bool, post graphql.Transport)
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(newOperationGuard(o.MaxDepth, o.MaxComplexity, res.rules.Pages))
+	srv.Use(deferredUnderViews{})
 	srv.Use(streamLoaders{fresh: func(ctx context.Context) context.Context {
 		return withFreshLoaders(ctx, r, o.LoaderWait)
 	}})
@@ -157,33 +157,4 @@ func readBody(r *http.Request) ([]byte, error) {
 		return b, nil
 	}
 	return io.ReadAll(r.Body)
-}
-
-// generatedExecutor is gqlgen's generated executor of messages and their
-// edges, for the selections the views hand back (view.Executor,
-// view/render.go).
-type generatedExecutor struct{ schema *executableSchema }
-
-// ExecMessage resolves the message's selection as the executor would where
-// the view is written: in the operation and field context of ctx. The
-// execution context is the operation's state as generated code holds it;
-// deferred fragments under it (no transport here delivers them) end with
-// the request, as the executor's own would.
-func (g generatedExecutor) ExecMessage(ctx context.Context, sel ast.SelectionSet, m *view.TopicMessage) graphql.Marshaler {
-	return newExecutionContext(graphql.GetOperationContext(ctx), g.schema, nil)._TopicMessage(ctx, sel, m)
-}
-
-// ExecEdge is ExecMessage for an edge of the message with its cursor.
-func (g generatedExecutor) ExecEdge(ctx context.Context, sel ast.SelectionSet, cursor string, m *view.TopicMessage) graphql.Marshaler {
-	edge := &TopicMessageEdge{Cursor: cursor, Node: m}
-	return newExecutionContext(graphql.GetOperationContext(ctx), g.schema, nil)._TopicMessageEdge(ctx, sel, edge)
-}
-
-// withExecutor gives every request the generated executor of messages; with
-// fieldByField it writes every message (Options.FieldByField).
-func withExecutor(schema graphql.ExecutableSchema, fieldByField bool, next http.Handler) http.Handler {
-	e := generatedExecutor{schema.(*executableSchema)}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(view.WithExecutor(r.Context(), e, fieldByField)))
-	})
 }

@@ -371,3 +371,19 @@ func TestEveryMessageFieldIsPlainOrLoads(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferredUnderViews: a fragment deferred under a message the views
+// hand to gqlgen's executor is answered as gqlgen answers it (no transport
+// here delivers what follows): left null, and the response says more would
+// follow.
+func TestDeferredUnderViews(t *testing.T) {
+	t.Parallel()
+	p := newViewPair(viewRows())
+	for _, h := range []http.Handler{p.views, p.executor} {
+		got := post(h, `{ topicMessages(topicId: "7", first: 2) { nodes { sequenceNumber ... @defer { topic { id } } } } }`, nil)
+		want := `200 {"data":{"topicMessages":{"nodes":[{"sequenceNumber":1,"topic":null},{"sequenceNumber":2,"topic":null}]}},"hasNext":true}`
+		if string(got) != want {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+}

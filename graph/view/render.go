@@ -55,6 +55,12 @@ func WithExecutor(ctx context.Context, e Executor, always bool) context.Context 
 	return context.WithValue(ctx, executorKey{}, executor{e, always})
 }
 
+// ExecutorOf is the executor WithExecutor put in ctx, nil when there is none.
+func ExecutorOf(ctx context.Context) Executor {
+	e, _ := ctx.Value(executorKey{}).(executor)
+	return e.Executor
+}
+
 func executorOf(ctx context.Context) executor {
 	e, _ := ctx.Value(executorKey{}).(executor)
 	if e.Executor == nil {

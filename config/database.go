@@ -65,9 +65,9 @@ var dbParts = [numParts]struct{ key, own, module string }{
 // passwordFileVar is MIRRORQL_DB_PASSWORD_FILE without the prefix.
 const passwordFileVar = "DB_PASSWORD_FILE"
 
-// ModulePrefixes start the REST module's database variables, the first
+// modulePrefixes start the REST module's database variables, the first
 // winning: HEDERA_ is the module's older name, which it still accepts.
-var ModulePrefixes = []string{"HIERO_MIRROR_REST_DB_", "HEDERA_MIRROR_REST_DB_"}
+var modulePrefixes = []string{"HIERO_MIRROR_REST_DB_", "HEDERA_MIRROR_REST_DB_"}
 
 // The parts' defaults: those of the default MIRRORQL_DATABASE_URL.
 const (
@@ -121,6 +121,22 @@ type Database struct {
 	shadowed [numParts]string
 }
 
+// String is the settings fit to print, the password's source in place of
+// the password, so that printing a Config (%v) never shows it.
+func (d Database) String() string {
+	pw := "no password"
+	if d.passwordGiven {
+		pw = "password from " + d.from[partPassword]
+	}
+	if !d.separate {
+		return "the URL's database, " + pw
+	}
+	return fmt.Sprintf("%s@%s:%d/%s sslmode=%s, %s", d.User, d.Host, d.Port, d.Name, d.SSLMode, pw)
+}
+
+// GoString is String, for %#v.
+func (d Database) GoString() string { return d.String() }
+
 // dbSetting is one variable's value.
 type dbSetting struct{ name, value string }
 
@@ -135,7 +151,7 @@ func lookupPart(vars map[string]string, p dbPart) []dbSetting {
 	if p == partPassword {
 		names = append(names, Prefix+passwordFileVar)
 	}
-	for _, prefix := range ModulePrefixes {
+	for _, prefix := range modulePrefixes {
 		names = append(names, prefix+dbParts[p].module)
 	}
 	var out []dbSetting
@@ -314,9 +330,9 @@ func (d Database) checkTLS() []string {
 	}
 	switch {
 	case d.Cert != "" && d.Key == "":
-		problem("%s is set without a key: set %s%s (or %s%s) too", d.from[partCert], Prefix, dbParts[partKey].own, ModulePrefixes[0], dbParts[partKey].module)
+		problem("%s is set without a key: set %s%s (or %s%s) too", d.from[partCert], Prefix, dbParts[partKey].own, modulePrefixes[0], dbParts[partKey].module)
 	case d.Cert == "" && d.Key != "":
-		problem("%s is set without a certificate: set %s%s (or %s%s) too", d.from[partKey], Prefix, dbParts[partCert].own, ModulePrefixes[0], dbParts[partCert].module)
+		problem("%s is set without a certificate: set %s%s (or %s%s) too", d.from[partKey], Prefix, dbParts[partCert].own, modulePrefixes[0], dbParts[partCert].module)
 	case d.Cert != "":
 		problems = append(problems, d.checkKeyPair()...)
 	}
@@ -328,8 +344,8 @@ func (d Database) checkTLS() []string {
 			}
 		}
 		problem("%s given but sslmode is disable: set %s%s (or %s%s, or %s%s=true) to use TLS, or leave them out",
-			strings.Join(set, ", "), Prefix, dbParts[partSSLMode].own, ModulePrefixes[0], dbParts[partSSLMode].module,
-			ModulePrefixes[0], dbParts[partTLSEnabled].module)
+			strings.Join(set, ", "), Prefix, dbParts[partSSLMode].own, modulePrefixes[0], dbParts[partSSLMode].module,
+			modulePrefixes[0], dbParts[partTLSEnabled].module)
 	}
 	return problems
 }

@@ -478,6 +478,19 @@ func TestLogDatabase(t *testing.T) {
 	}
 }
 
+// A Config printed whole shows where the password came from, never it.
+func TestDatabasePrinted(t *testing.T) {
+	c, err := LoadEnv([]string{"HIERO_MIRROR_REST_DB_HOST=db", "HIERO_MIRROR_REST_DB_PASSWORD=" + secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		if s := fmt.Sprintf(verb, c); strings.Contains(s, secret) || !strings.Contains(s, "password from HIERO_MIRROR_REST_DB_PASSWORD") {
+			t.Errorf("%s: %s", verb, s)
+		}
+	}
+}
+
 // Defaults are the default URL's parts.
 func TestDatabaseDefaultsAreTheURLs(t *testing.T) {
 	c := Defaults()

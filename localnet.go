@@ -73,7 +73,10 @@ func localNetwork(ctx context.Context, cfg config.Config, own ownAddrs, args []s
 		found.database, found.server, found.place.What, found.user)
 	cfg.DatabaseURL = found.place.URL
 
-	o := dbOptions(cfg)
+	o, err := dbOptions(cfg)
+	if err != nil {
+		return err
+	}
 	o.ReadOnly = true
 	d, err := db.Open(o)
 	if err != nil {

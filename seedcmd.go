@@ -70,7 +70,11 @@ func seedCommand(ctx context.Context, cfg config.Config, args []string, out io.W
 	if err := db.Migrate(ctx, d.Bun()); err != nil {
 		return err
 	}
-	conn, err := pgx.Connect(ctx, cfg.DatabaseURL)
+	cc, err := cfg.DBConnConfig()
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.ConnectConfig(ctx, cc)
 	if err != nil {
 		return fmt.Errorf("seed: connect: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,7 +46,8 @@ commands:
   healthcheck  exit 0 if the service at MIRRORQL_LISTEN is ready, 1 if not
   help         this text
 
-Configuration comes from MIRRORQL_* environment variables; see docs/configuration.md.
+Configuration comes from MIRRORQL_* environment variables, and the database's also from the
+mirror node REST module's HIERO_MIRROR_REST_DB_* ones; see docs/configuration.md.
 `
 
 func main() {
@@ -80,6 +82,11 @@ func main() {
 	tuneGC()
 	var own ownAddrs
 	if cmd == "demo" || cmd == "local-network" {
+		if given := cfg.Database.Given(); len(given) > 0 {
+			fmt.Fprintf(os.Stderr, "mirrorql %s: takes its database as %sDATABASE_URL (or finds its own), not as %s: "+
+				"those are for serve, migrate and seed (docs/configuration.md)\n", cmd, config.Prefix, strings.Join(given, ", "))
+			os.Exit(2)
+		}
 		if _, set := os.LookupEnv(config.Prefix + "LOG_FORMAT"); !set {
 			cfg.LogFormat = "text" // a person reads the terminal
 		}
@@ -92,6 +99,10 @@ func main() {
 		os.Exit(2)
 	}
 	slog.SetDefault(log)
+	switch cmd {
+	case "serve", "migrate", "seed":
+		cfg.LogDatabase(log)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -195,15 +206,26 @@ func noArguments(cmd string, args []string, out io.Writer) (help bool, err error
 	return false, errUsage
 }
 
-func openDB(cfg config.Config) (*db.DB, error) { return db.Open(dbOptions(cfg)) }
+func openDB(cfg config.Config) (*db.DB, error) {
+	o, err := dbOptions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return db.Open(o)
+}
 
-// dbOptions are the pool's options of cfg.
-func dbOptions(cfg config.Config) db.Options {
+// dbOptions are the pool's options of cfg: its database as config makes it
+// from the URL or the separate settings.
+func dbOptions(cfg config.Config) (db.Options, error) {
+	conn, err := cfg.DBConnConfig()
+	if err != nil {
+		return db.Options{}, err
+	}
 	return db.Options{
-		URL: cfg.DatabaseURL, Prepare: cfg.DBPrepare, Coalesce: cfg.DBCoalesce, PoolSize: cfg.DBPoolSize,
+		Conn: conn, Prepare: cfg.DBPrepare, Coalesce: cfg.DBCoalesce, PoolSize: cfg.DBPoolSize,
 		StatementTimeout: cfg.DBStatementTimeout, ConnectTimeout: cfg.DBConnectTimeout,
 		LookupMode: lookupMode(cfg),
-	}
+	}, nil
 }
 
 // lookupMode is cfg's MIRRORQL_TOPIC_MESSAGE_LOOKUP (validated with the config).

@@ -1,5 +1,7 @@
 // Package config reads the service's settings from MIRRORQL_* environment
-// variables and rejects unknown or malformed ones at start-up.
+// variables, and the database's also from the mirror node REST module's
+// HIERO_MIRROR_REST_DB_* ones, and rejects unknown or malformed ones at
+// start-up.
 package config
 
 import (
@@ -21,7 +23,13 @@ import (
 // Config is every setting of the service. Each field's env tag is its
 // variable name without the MIRRORQL_ prefix.
 type Config struct {
+	// DatabaseURL is the database unless Database says where it is
+	// (Database.Separate); a user and password in Database apply over it.
 	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/mirror_node?sslmode=disable"`
+	// Database is the database's separate settings (database.go):
+	// MIRRORQL_DB_HOST and the rest, and the mirror node REST module's
+	// HIERO_MIRROR_REST_DB_* variables.
+	Database Database
 	// DBDriver is kept so that a deployment that names pgx still starts:
 	// pgx is the one driver (the query layer's one execution path).
 	DBDriver           string        `env:"DB_DRIVER" envDefault:"pgx"`
@@ -109,12 +117,20 @@ const TestPrefix = Prefix + "TEST_"
 
 // Load reads the environment. An unknown MIRRORQL_ variable is an error, so
 // a typo cannot silently fall back to a default.
-func Load() (Config, error) {
+func Load() (Config, error) { return LoadEnv(os.Environ()) }
+
+// LoadEnv is Load over environ, NAME=value pairs as os.Environ gives them
+// (of a name given twice, the last, as a process started with them sees).
+func LoadEnv(environ []string) (Config, error) {
 	var c Config
+	vars := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		vars[name] = value
+	}
 	known := Names()
 	var unknown []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
+	for name := range vars {
 		if strings.HasPrefix(name, Prefix) && !strings.HasPrefix(name, TestPrefix) && !known[name] {
 			unknown = append(unknown, name)
 		}
@@ -123,13 +139,22 @@ func Load() (Config, error) {
 		sort.Strings(unknown)
 		return c, fmt.Errorf("unknown configuration variable(s): %s", strings.Join(unknown, ", "))
 	}
-	if err := env.ParseWithOptions(&c, env.Options{Prefix: Prefix}); err != nil {
+	if err := env.ParseWithOptions(&c, env.Options{Prefix: Prefix, Environment: vars}); err != nil {
 		return c, fmt.Errorf("configuration: %w", err)
 	}
-	if v, set := os.LookupEnv(Prefix + "GRPC_LISTEN"); set && strings.TrimSpace(v) == "" {
+	if v, set := vars[Prefix+"GRPC_LISTEN"]; set && strings.TrimSpace(v) == "" {
 		c.GRPCListen = "" // the parser would take an empty value for the default
 	}
-	return c, c.validate()
+	var problems []string
+	c.Database, problems = loadDatabase(vars)
+	if len(problems) == 0 {
+		// The driver's own checks (the URL, the files it reads) at start,
+		// where a bad setting stops the service rather than each connect.
+		if _, err := c.DBConnConfig(); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	return c, c.validate(problems...)
 }
 
 // Defaults is the configuration of an empty environment: every default.
@@ -138,6 +163,7 @@ func Defaults() Config {
 	if err := env.ParseWithOptions(&c, env.Options{Prefix: Prefix, Environment: map[string]string{}}); err != nil {
 		panic("config: the defaults do not parse: " + err.Error())
 	}
+	c.Database, _ = loadDatabase(map[string]string{})
 	return c
 }
 
@@ -150,11 +176,16 @@ func Names() map[string]bool {
 			names[Prefix+tag] = true
 		}
 	}
+	for _, p := range dbParts {
+		if p.own != "" {
+			names[Prefix+p.own] = true
+		}
+	}
+	names[Prefix+passwordFileVar] = true
 	return names
 }
 
-func (c Config) validate() error {
-	var problems []string
+func (c Config) validate(problems ...string) error {
 	check := func(ok bool, format string, args ...any) {
 		if !ok {
 			problems = append(problems, fmt.Sprintf(format, args...))

@@ -24,7 +24,11 @@ import (
 
 // Options configure the pool.
 type Options struct {
-	URL              string
+	URL string
+	// Conn, when set, is the connection's configuration already made
+	// (config makes it from separate settings, whose password is never
+	// written into a URL); URL is then unused. Open works on a copy.
+	Conn             *pgx.ConnConfig
 	PoolSize         int
 	StatementTimeout time.Duration
 	ConnectTimeout   time.Duration
@@ -75,9 +79,9 @@ var (
 // Open creates the pool; it does not wait for the database to answer, so the
 // service can start (and report itself unready) while the database is down.
 func Open(o Options) (*DB, error) {
-	cfg, err := pgx.ParseConfig(o.URL)
+	cfg, err := o.connConfig()
 	if err != nil {
-		return nil, fmt.Errorf("database url: %s", redact.Secret(err.Error(), o.URL))
+		return nil, err
 	}
 	if o.ConnectTimeout > 0 {
 		cfg.ConnectTimeout = o.ConnectTimeout
@@ -140,6 +144,18 @@ func Open(o Options) (*DB, error) {
 	d.unlearned = &v1Reader{d: d}
 	d.pointLookups(o.Coalesce)
 	return d, nil
+}
+
+// connConfig is o.Conn's copy, else o.URL parsed.
+func (o Options) connConfig() (*pgx.ConnConfig, error) {
+	if o.Conn != nil {
+		return o.Conn.Copy(), nil
+	}
+	cfg, err := pgx.ParseConfig(o.URL)
+	if err != nil {
+		return nil, fmt.Errorf("database url: %s", redact.Secret(err.Error(), o.URL))
+	}
+	return cfg, nil
 }
 
 // KeptBytes is about what the service keeps for the v2 layout (0 on v1):

@@ -36,16 +36,49 @@ func URL(raw string) string {
 }
 
 // Secret replaces, in msg, every occurrence of the password that the
-// connection string dsn holds (as written, and unescaped) by Mask. It works
-// on connection strings that do not parse as URLs, whose errors are the
-// likeliest to quote them.
+// connection string dsn holds (as written, and unescaped) by Mask, and then
+// every run of its bytes long enough to tell (Fragments): a parser that
+// stops at a password's @ or space quotes the rest of it, or masks only
+// its start. It works on connection strings that do not parse as URLs,
+// whose errors are the likeliest to quote them.
 func Secret(msg, dsn string) string {
-	for _, p := range passwords(dsn) {
+	ps := passwords(dsn)
+	for _, p := range ps {
 		if p != "" {
 			msg = strings.ReplaceAll(msg, p, Mask)
 		}
 	}
+	for _, p := range ps {
+		msg = Fragments(msg, p)
+	}
 	return msg
+}
+
+// MinFragment is the shortest run of a password's bytes that Fragments
+// masks: shorter ones occur in any message.
+const MinFragment = 4
+
+// Fragments replaces, in msg, every run of at least MinFragment bytes that
+// password holds too, the longest first from the left, by Mask.
+func Fragments(msg, password string) string {
+	if len(password) < MinFragment || len(msg) < MinFragment {
+		return msg
+	}
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		n := 0
+		for l := MinFragment; i+l <= len(msg) && strings.Contains(password, msg[i:i+l]); l++ {
+			n = l
+		}
+		if n == 0 {
+			b.WriteByte(msg[i])
+			i++
+			continue
+		}
+		b.WriteString(Mask)
+		i += n
+	}
+	return b.String()
 }
 
 // passwords finds the password(s) in dsn without relying on it parsing.

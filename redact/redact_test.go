@@ -47,7 +47,48 @@ func TestSecret(t *testing.T) {
 			t.Errorf("Secret(%q, %q) = %q has no mask", c.msg, c.dsn, got)
 		}
 	}
+	// A parser that stops at the password's @ masks its start and quotes
+	// the rest (pgx: "unexpected spaces found in ...").
+	dsn := "postgres://u:s3cret:P@ss wörd@db/x"
+	msg := "cannot parse `postgres://u:xxxxx@ss wörd@db/x`: failed to parse as URL (unexpected spaces found in \"ss wörd@db\")"
+	if got := Secret(msg, dsn); strings.Contains(got, "ss w") || strings.Contains(got, "wörd") {
+		t.Errorf("Secret(%q) = %q still holds a piece of the password", msg, got)
+	}
 	if got := Secret("no password here", "postgres://u@db/x"); got != "no password here" {
 		t.Errorf("changed a message without a password: %q", got)
 	}
+}
+
+func TestFragments(t *testing.T) {
+	for _, c := range []struct{ msg, password, want string }{
+		{"a secret here", "secret", "a xxxxx here"},
+		{`found "ss wörd@db"`, "P@ss wörd", `found "xxxxx@db"`},
+		{"abc", "abc", "abc"},                    // shorter than a fragment
+		{"pas or wor", "password", "pas or wor"}, // no run of four
+		{"", "password", ""},
+		{"password", "", "password"},
+	} {
+		if got := Fragments(c.msg, c.password); got != c.want {
+			t.Errorf("Fragments(%q, %q) = %q, want %q", c.msg, c.password, got, c.want)
+		}
+	}
+}
+
+// FuzzFragments: no run of MinFragment bytes of the password is left in the
+// message, whatever the message holds around pieces of it.
+func FuzzFragments(f *testing.F) {
+	f.Add("cannot parse `postgres://u:xxxxx@ss:w/rd#1?x%&y=z@db`", "p@ss:w/rd#1?x%&y=z", 3, 9)
+	f.Add("abcabcabc", "bcab", 0, 4)
+	f.Fuzz(func(t *testing.T, msg, password string, i, j int) {
+		if i >= 0 && j >= i && j <= len(password) {
+			msg += password[i:j] + msg // a piece of the password inside
+		}
+		got := Fragments(msg, password)
+		for k := 0; k+MinFragment <= len(password); k++ {
+			piece := password[k : k+MinFragment]
+			if strings.Contains(got, piece) && !strings.Contains(Mask, piece) && !strings.ContainsRune(piece, 'x') {
+				t.Fatalf("Fragments(%q, %q) = %q holds %q", msg, password, got, piece)
+			}
+		}
+	})
 }

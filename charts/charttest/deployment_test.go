@@ -76,8 +76,8 @@ func TestDeployment(t *testing.T) {
 				if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
 					fromSecret[e.Name] = true
 				}
-				if strings.Contains(e.Value, "://") && strings.Contains(e.Value, "@") && !strings.Contains(e.Value, "$(MIRROR_DB_PASSWORD)@") {
-					t.Errorf("%s: a URL with credentials in plain text", e.Name)
+				if strings.Contains(e.Value, "://") && strings.Contains(e.Value, "@") || strings.Contains(e.Value, "$(") {
+					t.Errorf("%s: a URL with credentials, or one the kubelet puts together, in plain text", e.Name)
 				}
 				if e.Name == config.Prefix+"SHUTDOWN_GRACE" {
 					g, err := time.ParseDuration(e.Value)
@@ -87,15 +87,19 @@ func TestDeployment(t *testing.T) {
 					grace = g
 				}
 			}
-			// Beside a mirror node (both sets) the URL is put together from
-			// the REST API's login in the umbrella's Secret mirror-passwords.
-			for _, v := range []string{"MIRROR_DB_HOST", "MIRROR_DB_NAME", "MIRROR_DB_USERNAME", "MIRROR_DB_PASSWORD"} {
+			// Beside a mirror node (both sets) the login comes from the REST
+			// API's in the umbrella's Secret mirror-passwords, each part a
+			// variable of its own.
+			for _, v := range []string{"MIRRORQL_DB_HOST", "MIRRORQL_DB_NAME", "MIRRORQL_DB_USERNAME", "MIRRORQL_DB_PASSWORD"} {
 				if !fromSecret[v] {
 					t.Errorf("%s does not come from the Secret", v)
 				}
 			}
-			if u := env(c.Env, config.Prefix+"DATABASE_URL"); u != "postgres://$(MIRROR_DB_USERNAME):$(MIRROR_DB_PASSWORD)@$(MIRROR_DB_HOST):5432/$(MIRROR_DB_NAME)" {
-				t.Errorf("%sDATABASE_URL %q", config.Prefix, u)
+			if u := env(c.Env, config.Prefix+"DATABASE_URL"); u != "" {
+				t.Errorf("%sDATABASE_URL %q beside the separate settings", config.Prefix, u)
+			}
+			if pod.EnableServiceLinks == nil || *pod.EnableServiceLinks {
+				t.Errorf("service links on: a Service named mirrorql or mirrorql-db would hand the pod MIRRORQL_ variables")
 			}
 			if set == "mirror-node" && (!fromSecret[config.Prefix+"REDIS_URL"] || !fromSecret[config.Prefix+"LIVE_REDIS_URL"]) {
 				t.Errorf("the Redis URLs do not come from a Secret: %v", fromSecret)
@@ -121,15 +125,13 @@ func env(vars []corev1.EnvVar, name string) string {
 }
 
 // The database from the mirror node's Secret mirror-passwords under the keys
-// the umbrella chart writes for its rest module, each read before the URL
-// that refers to it (the kubelet expands only variables defined earlier);
-// host and name from values win; alone, a Secret with the whole URL.
+// the umbrella chart writes for its rest module, each part a variable of its
+// own (no URL put together); host and name from values win; TLS files from a
+// Secret of the operator's, mounted; alone, a Secret with the whole URL.
 func TestDatabase(t *testing.T) {
 	c := deployment(t, render(t, map[string]any{})).Spec.Template.Spec.Containers[0]
 	keys := map[string]string{}
-	seen := map[string]int{}
-	for i, e := range c.Env {
-		seen[e.Name] = i
+	for _, e := range c.Env {
 		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
 			if e.ValueFrom.SecretKeyRef.Name != "mirror-passwords" {
 				t.Errorf("%s from Secret %s", e.Name, e.ValueFrom.SecretKeyRef.Name)
@@ -137,28 +139,50 @@ func TestDatabase(t *testing.T) {
 			keys[e.Name] = e.ValueFrom.SecretKeyRef.Key
 		}
 	}
-	want := map[string]string{"MIRROR_DB_HOST": "HIERO_MIRROR_REST_DB_HOST", "MIRROR_DB_NAME": "HIERO_MIRROR_REST_DB_NAME",
-		"MIRROR_DB_USERNAME": "HIERO_MIRROR_REST_DB_USERNAME", "MIRROR_DB_PASSWORD": "HIERO_MIRROR_REST_DB_PASSWORD"}
+	want := map[string]string{"MIRRORQL_DB_HOST": "HIERO_MIRROR_REST_DB_HOST", "MIRRORQL_DB_NAME": "HIERO_MIRROR_REST_DB_NAME",
+		"MIRRORQL_DB_USERNAME": "HIERO_MIRROR_REST_DB_USERNAME", "MIRRORQL_DB_PASSWORD": "HIERO_MIRROR_REST_DB_PASSWORD"}
 	for v, k := range want {
 		if keys[v] != k {
 			t.Errorf("%s from key %q, want %q", v, keys[v], k)
 		}
-		if seen[v] > seen[config.Prefix+"DATABASE_URL"] {
-			t.Errorf("%s comes after the URL that refers to it", v)
+	}
+	if p, m := env(c.Env, "MIRRORQL_DB_PORT"), env(c.Env, "MIRRORQL_DB_SSLMODE"); p != "5432" || m != "" {
+		t.Errorf("port %q, sslmode %q; want 5432 and the service's default", p, m)
+	}
+	if len(c.VolumeMounts) != 0 {
+		t.Errorf("volume mounts %+v without database.tls", c.VolumeMounts)
+	}
+
+	c = deployment(t, render(t, map[string]any{"database": map[string]any{"host": "{{ .Release.Name }}-citus-reads", "name": "mirror", "sslmode": "require"}})).Spec.Template.Spec.Containers[0]
+	if h, n, m := env(c.Env, "MIRRORQL_DB_HOST"), env(c.Env, "MIRRORQL_DB_NAME"), env(c.Env, "MIRRORQL_DB_SSLMODE"); h != release+"-citus-reads" || n != "mirror" || m != "require" {
+		t.Errorf("host %q, name %q, sslmode %q from values", h, n, m)
+	}
+
+	d := deployment(t, render(t, map[string]any{"database": map[string]any{"tls": map[string]any{"secret": "{{ .Release.Name }}-db-tls", "cert": "tls.crt", "key": "tls.key"}}}))
+	c = d.Spec.Template.Spec.Containers[0]
+	for v, want := range map[string]string{"MIRRORQL_DB_SSLMODE": "verify-full", "MIRRORQL_DB_TLS_CA": "/etc/mirrorql/database-tls/ca.crt",
+		"MIRRORQL_DB_TLS_CERT": "/etc/mirrorql/database-tls/tls.crt", "MIRRORQL_DB_TLS_KEY": "/etc/mirrorql/database-tls/tls.key"} {
+		if got := env(c.Env, v); got != want {
+			t.Errorf("%s %q, want %q", v, got, want)
 		}
 	}
-
-	c = deployment(t, render(t, map[string]any{"database": map[string]any{"host": "{{ .Release.Name }}-citus-reads", "name": "mirror", "params": "sslmode=require"}})).Spec.Template.Spec.Containers[0]
-	if h, n := env(c.Env, "MIRROR_DB_HOST"), env(c.Env, "MIRROR_DB_NAME"); h != release+"-citus-reads" || n != "mirror" {
-		t.Errorf("host %q and name %q from values", h, n)
+	if m := c.VolumeMounts; len(m) != 1 || m[0].MountPath != "/etc/mirrorql/database-tls" || !m[0].ReadOnly {
+		t.Errorf("volume mounts %+v", m)
 	}
-	if u := env(c.Env, config.Prefix+"DATABASE_URL"); !strings.HasSuffix(u, "/$(MIRROR_DB_NAME)?sslmode=require") {
-		t.Errorf("URL %q", u)
+	if v := d.Spec.Template.Spec.Volumes; len(v) != 1 || v[0].Secret == nil || v[0].Secret.SecretName != release+"-db-tls" ||
+		v[0].Secret.DefaultMode == nil || *v[0].Secret.DefaultMode != 0o440 || v[0].Name != c.VolumeMounts[0].Name {
+		t.Errorf("volumes %+v", v)
+	}
+	c = deployment(t, render(t, map[string]any{"database": map[string]any{"tls": map[string]any{"secret": "ca-only"}}})).Spec.Template.Spec.Containers[0]
+	if env(c.Env, "MIRRORQL_DB_TLS_CA") == "" || env(c.Env, "MIRRORQL_DB_TLS_CERT") != "" || env(c.Env, "MIRRORQL_DB_TLS_KEY") != "" {
+		t.Errorf("a CA alone: %+v", c.Env)
 	}
 
-	c = deployment(t, render(t, map[string]any{"database": map[string]any{"urlSecret": map[string]any{"name": "mirrorql-database"}}})).Spec.Template.Spec.Containers[0]
+	d = deployment(t, render(t, map[string]any{"database": map[string]any{"urlSecret": map[string]any{"name": "mirrorql-database"},
+		"tls": map[string]any{"secret": "db-tls"}}}))
+	c = d.Spec.Template.Spec.Containers[0]
 	for _, e := range c.Env {
-		if strings.HasPrefix(e.Name, "MIRROR_DB_") {
+		if strings.HasPrefix(e.Name, "MIRRORQL_DB_") && e.Name != "MIRRORQL_DB_POOL_SIZE" {
 			t.Errorf("%s set beside urlSecret", e.Name)
 		}
 		if e.Name == config.Prefix+"DATABASE_URL" && (e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil ||
@@ -166,15 +190,22 @@ func TestDatabase(t *testing.T) {
 			t.Errorf("%s %+v", e.Name, e)
 		}
 	}
+	if len(c.VolumeMounts) != 1 {
+		t.Errorf("urlSecret with tls.secret: the files are not mounted for the URL to name: %+v", c.VolumeMounts)
+	}
 }
 
 // A setting that carries a password is refused in values, and a grace the
 // drain does not fit in is refused too.
 func TestValuesRefused(t *testing.T) {
 	for name, values := range map[string]map[string]any{
-		"database URL in config": {"config": map[string]any{"DATABASE_URL": "postgres://u:secret@db/mirror_node"}},
-		"redis URL in config":    {"config": map[string]any{"redis_url": "redis://:secret@redis:6379"}},
-		"short grace":            {"config": map[string]any{"SHUTDOWN_GRACE": "30s"}, "terminationGracePeriodSeconds": 30},
+		"database URL in config":        {"config": map[string]any{"DATABASE_URL": "postgres://u:secret@db/mirror_node"}},
+		"password in config":            {"config": map[string]any{"db_password": "secret"}},
+		"database host in config":       {"config": map[string]any{"DB_HOST": "db"}},
+		"database.params":               {"database": map[string]any{"params": "sslmode=require"}},
+		"a certificate without its key": {"database": map[string]any{"tls": map[string]any{"secret": "s", "cert": "tls.crt"}}},
+		"redis URL in config":           {"config": map[string]any{"redis_url": "redis://:secret@redis:6379"}},
+		"short grace":                   {"config": map[string]any{"SHUTDOWN_GRACE": "30s"}, "terminationGracePeriodSeconds": 30},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := tryRender(values); err == nil {

@@ -23,7 +23,7 @@ import (
 	"mirrorql/tests/testdb"
 )
 
-func TestMain(m *testing.M) { testdb.Main(m) }
+func TestMain(m *testing.M) { testdb.Main(m, removeBinary) }
 
 var (
 	scrapeOnce  sync.Once
@@ -50,11 +50,9 @@ func scrape(t *testing.T) (map[string]bool, error) {
 		VALUES (700, 700, 0, 0, 'TOPIC', '', int8range(1, null))`); err != nil {
 		return nil, err
 	}
-	bin := filepath.Join(t.TempDir(), "mirrorql")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build: %v\n%s", err, out)
+	bin, err := buildMirrorql()
+	if err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -98,7 +98,7 @@ func TestSubchart(t *testing.T) {
 		t.Errorf("image %s, want global.image.registry's", c.Image)
 	}
 	for _, e := range c.Env {
-		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && strings.HasPrefix(e.Name, "MIRROR_DB_") &&
+		if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil && strings.HasPrefix(e.Name, "MIRRORQL_DB_") &&
 			e.ValueFrom.SecretKeyRef.Name != "mirror-passwords" {
 			t.Errorf("%s from %s", e.Name, e.ValueFrom.SecretKeyRef.Name)
 		}

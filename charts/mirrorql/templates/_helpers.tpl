@@ -126,7 +126,12 @@ target: /api/v1/docs/openapi.yml
 
 {{/* Settings that carry credentials: they come from Secrets, never from values. */}}
 {{- define "mirrorql.secretSettings" -}}
-{{- list "DATABASE_URL" "REDIS_URL" "LIVE_REDIS_URL" | toJson -}}
+{{- list "DATABASE_URL" "DB_PASSWORD" "REDIS_URL" "LIVE_REDIS_URL" | toJson -}}
+{{- end -}}
+
+{{/* The database's settings, which the values under database set. */}}
+{{- define "mirrorql.databaseSettings" -}}
+{{- list "DB_HOST" "DB_PORT" "DB_NAME" "DB_USERNAME" "DB_PASSWORD_FILE" "DB_SSLMODE" "DB_TLS_CA" "DB_TLS_CERT" "DB_TLS_KEY" | toJson -}}
 {{- end -}}
 
 {{/*

@@ -234,11 +234,7 @@ func (t ratioTarget) judge(rounds []round) (median string, each []string, met, o
 	if len(vals) == 0 {
 		return "", nil, false, false
 	}
-	sorted := slices.Sorted(slices.Values(vals))
-	mid := sorted[len(sorted)/2]
-	if len(sorted)%2 == 0 {
-		mid = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
-	}
+	mid := medianMid(vals)
 	return t.text(mid), each, t.meets(mid), true
 }
 

@@ -82,8 +82,6 @@ func medianMid(v []float64) float64 {
 // pairFigures are a pair's figures in one run.
 type pairFigures struct {
 	pair              routePair
-	gqlTitle          string
-	restTitle         string
 	rounds            int // the rounds both were measured in; 0: the single pass
 	restRPS, gqlRPS   float64
 	rpsRatio          float64
@@ -113,7 +111,6 @@ func (r *report) pairFigures() []pairFigures {
 			}
 		}
 		if len(gs) > 0 {
-			pf.gqlTitle, pf.restTitle = gs[0].route.title, rs[0].route.title
 			rps, cpu := pairRatios(gs, rs)
 			pf.rpsRatio, pf.cpuRatio = medianMid(rps), medianMid(cpu)
 			var a, b, c, d []float64

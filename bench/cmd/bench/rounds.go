@@ -19,8 +19,9 @@ import (
 // sets. Every round is printed; so is the single pass.
 
 // targetRoutes are the routes a ratio target or a pair of routePairs
-// names, in the order of a round: each GraphQL route right after the REST
-// route it is set beside (pairs.go), so that the two see the same machine.
+// names, in the order of a round (roundOrder): each GraphQL route next to
+// the REST route it is set beside (pairs.go), so that the two see the same
+// machine.
 var targetRoutes = []string{"by-sequence", "gql-message", "by-timestamp", "list-25", "list-gt-100",
 	"gql-list-gt-100", "gql-topic-page", "topic", "schedule", "gql-activity", "schedules-gt-100", "gql-schedules"}
 
@@ -32,6 +33,17 @@ var targetRoutes = []string{"by-sequence", "gql-message", "by-timestamp", "list-
 // rounds, each printed).
 var shortRound = map[string]bool{"topic": true, "schedule": true, "gql-activity": true,
 	"schedules-gt-100": true, "gql-schedules": true}
+
+// roundOrder is the order of round i's routes (from 0): targetRoutes, and
+// every other round the other way round, so that neither route of a pair
+// is always the one measured first.
+func roundOrder(i int) []string {
+	names := slices.Clone(targetRoutes)
+	if i%2 == 1 {
+		slices.Reverse(names)
+	}
+	return names
+}
 
 // shortRoundNames are the routes of shortRound, in a round's order, as the
 // reports name them.
@@ -91,7 +103,7 @@ func pairedRounds(ctx context.Context, f flags, d *dataset, svcFor func(route) (
 			}
 			rd.rows = append(rd.rows, m)
 		}
-		for _, name := range targetRoutes {
+		for _, name := range roundOrder(i) {
 			j := slices.IndexFunc(routes, func(r route) bool { return r.name == name })
 			if j < 0 || !f.wants(name) || (routes[j].graphql && !graphql) {
 				continue

@@ -216,7 +216,7 @@ restdiff: build ## record the differential cases against the mirror node's REST 
 # drives every route with bench/loadgen next to a pgbench floor, and rewrites
 # the generated section of BENCHMARKS.md. BENCHFLAGS passes flags through
 # (go run ./bench/cmd/bench -h lists them), e.g. BENCHFLAGS=-reuse.
-bench: build ## benchmark suite (~8.5 min, not in `make test`): figures into BENCHMARKS.md
+bench: build ## benchmark suite (~13 min, not in `make test`): figures into BENCHMARKS.md
 	$(PG_ENV) $(GO) run ./bench/cmd/bench -bin $(BIN) $(BENCHFLAGS)
 
 # Not part of `make test` either: one `mirrorql serve` on the bench database

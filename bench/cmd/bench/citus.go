@@ -357,10 +357,8 @@ func routeStatementCounts(ctx context.Context, d *dataset, routes []route, n int
 		return nil, err
 	}
 	defer qdb.Close()
-	h := newInProcess(qdb, rec)
-	// The handler's own start (its first health check, which learns the
-	// layout again) runs beside the first requests: let it end first.
-	if err := sleepCtx(ctx, 2*time.Second); err != nil {
+	h, err := newInProcess(ctx, qdb, rec)
+	if err != nil {
 		return nil, err
 	}
 	out := map[string]*routeStatements{}

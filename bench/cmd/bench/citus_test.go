@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"mirrorql/bench/loadgen"
@@ -93,5 +95,45 @@ func TestRequestPath(t *testing.T) {
 				t.Errorf("requestPath = %+v, %v; want path %q, body %q", p, err, tc.path, tc.bod)
 			}
 		})
+	}
+}
+
+// TestCitusGQLPairs: each side's GraphQL ÷ REST, each route's Citus ÷
+// plain and the difference of the two, medians of the rounds'; the target
+// on the page alone.
+func TestCitusGQLPairs(t *testing.T) {
+	m := func(name string, rps float64) measurement { return measurement{route: route{name: name}, rps: rps} }
+	ms := func(name string, rps ...float64) []measurement {
+		var out []measurement
+		for _, v := range rps {
+			out = append(out, m(name, v))
+		}
+		return out
+	}
+	r := &citusReport{pairs: map[string]*citusPair{
+		// REST's page loses 0.7 of its rate on Citus, GraphQL's 0.4: Citus
+		// ÷ plain 0.3 against 0.6
+		"list-gt-100":     {plain: ms("list-gt-100", 3000, 3000, 3000), citus: ms("list-gt-100", 900, 900, 1200)},
+		"gql-list-gt-100": {plain: ms("gql-list-gt-100", 1000, 1000, 1000), citus: ms("gql-list-gt-100", 600, 620, 600)},
+		"by-sequence":     {plain: ms("by-sequence", 10000, 10000), citus: ms("by-sequence", 5000, 5000)},
+		"gql-message":     {plain: ms("gql-message", 9000, 9000), citus: ms("gql-message", 4000, 4000)},
+		// activity has no twin: left out
+		"gql-activity": {plain: ms("gql-activity", 1000), citus: ms("gql-activity", 400)},
+	}}
+	pairs := r.gqlPairs()
+	if len(pairs) != 2 || pairs[0].pair.gql != "gql-list-gt-100" || pairs[1].pair.gql != "gql-message" {
+		t.Fatalf("%+v", pairs)
+	}
+	l := pairs[0]
+	if !near(l.restCitus, 0.3) || !near(l.gqlCitus, 0.6) || !near(l.diff, 0.3) || !near(l.plainRatio, 1.0/3) || !near(l.citusRatio, 600.0/900) || l.rounds != 3 {
+		t.Errorf("list: %+v", l)
+	}
+	var b strings.Builder
+	r.gqlBesideREST(func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) })
+	for _, want := range []string{"| `gql-list-gt-100` ↔ `list-gt-100` | 0.333 | 0.667 | 0.300 | 0.600 | **+0.300** | within ±0.1: **not met** |",
+		"| `gql-message` ↔ `by-sequence` | 0.900 | 0.800 | 0.500 | 0.444 | **-0.056** | – |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("lacks %q:\n%s", want, b.String())
+		}
 	}
 }

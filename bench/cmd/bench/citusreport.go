@@ -68,6 +68,7 @@ func (r *citusReport) markdown() string {
 		p("| %s | %.0f | %.0f | **%.3f** | %s / %s | %.3f / %.3f | %.3f / %.3f |", a.route.title, a.rps, c.rps, medianOf(pr.ratio),
 			ms(a.p99), ms(c.p99), a.pgCPUPer1k, c.pgCPUPer1k, a.cpuPer1k, c.cpuPer1k)
 	}
+	r.gqlBesideREST(p)
 	p("")
 	p("Answers of plain v2 and Citus to the same requests (the first %d of each route): %s.", pairSample, r.same)
 	p("")
@@ -257,4 +258,71 @@ func settingsText(s map[string]string) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// citusGQLPair is a pair of routePairs measured on both: each side's
+// GraphQL ÷ REST and each route's Citus ÷ plain, medians of the rounds.
+type citusGQLPair struct {
+	pair                   routePair
+	plainRatio, citusRatio float64 // GraphQL ÷ REST on each side
+	restCitus, gqlCitus    float64 // Citus ÷ plain of each route
+	diff                   float64 // GraphQL's Citus ÷ plain − REST's, the median of the rounds'
+	rounds                 int
+}
+
+// citusMaxDiff is issue 46's target: the GraphQL page's Citus ÷ plain
+// within 0.1 of REST's.
+const citusMaxDiff = 0.1
+
+// gqlPairs are routePairs' twins both of whose routes ran: in each round,
+// each side's GraphQL ÷ REST and each route's Citus ÷ plain.
+func (r *citusReport) gqlPairs() []citusGQLPair {
+	var out []citusGQLPair
+	for _, p := range routePairs {
+		g, rr := r.pairs[p.gql], r.pairs[p.rest]
+		if !p.twin || g == nil || rr == nil {
+			continue
+		}
+		c := citusGQLPair{pair: p}
+		pr, _ := pairRatios(g.plain, rr.plain)
+		cr, _ := pairRatios(g.citus, rr.citus)
+		var rc, gc, diff []float64
+		for i := range min(len(g.plain), len(rr.plain), len(g.citus), len(rr.citus)) {
+			if g.plain[i].rps > 0 && rr.plain[i].rps > 0 {
+				a, b := g.citus[i].rps/g.plain[i].rps, rr.citus[i].rps/rr.plain[i].rps
+				gc, rc, diff = append(gc, a), append(rc, b), append(diff, a-b)
+			}
+		}
+		if len(diff) == 0 {
+			continue
+		}
+		c.plainRatio, c.citusRatio = medianMid(pr), medianMid(cr)
+		c.gqlCitus, c.restCitus, c.diff, c.rounds = medianMid(gc), medianMid(rc), medianMid(diff), len(diff)
+		out = append(out, c)
+	}
+	return out
+}
+
+// gqlBesideREST is the table of gqlPairs.
+func (r *citusReport) gqlBesideREST(p func(string, ...any)) {
+	pairs := r.gqlPairs()
+	if len(pairs) == 0 {
+		return
+	}
+	p("")
+	p("GraphQL beside REST (the same data): each side's GraphQL ÷ REST, each route's Citus ÷ plain, and their difference"+
+		" (GraphQL's Citus ÷ plain − REST's), each the median of the %d rounds' figures. A GraphQL route bound by the"+
+		" service's CPU where REST's is bound by the database keeps its rate on Citus while REST's falls: a difference"+
+		" above 0.", pairs[0].rounds)
+	p("")
+	p("| GraphQL ↔ REST | GraphQL ÷ REST plain | GraphQL ÷ REST Citus | REST Citus ÷ plain | GraphQL Citus ÷ plain | **difference** | target (issue 46) |")
+	p("|---|---:|---:|---:|---:|---:|---|")
+	for _, c := range pairs {
+		verdict := "–"
+		if c.pair.citus {
+			verdict = fmt.Sprintf("within ±%.1f: %s", citusMaxDiff, yes(math.Abs(c.diff) <= citusMaxDiff))
+		}
+		p("| `%s` ↔ `%s` | %.3f | %.3f | %.3f | %.3f | **%+.3f** | %s |", c.pair.gql, c.pair.rest, c.plainRatio, c.citusRatio,
+			c.restCitus, c.gqlCitus, c.diff, verdict)
+	}
 }

@@ -100,7 +100,7 @@ func parseFlags() flags {
 	flag.StringVar(&conns, "conns", "32,64", "connection counts")
 	flag.IntVar(&f.pool, "pool", 16, "MIRRORQL_DB_POOL_SIZE of the service")
 	flag.IntVar(&f.schedules, "schedules", 20_000, "schedules in the large data set")
-	flag.BoolVar(&f.floor, "floor", true, "measure the pgbench floor (off: quick comparisons of the service alone)")
+	flag.BoolVar(&f.floor, "floor", true, "measure the pgbench floor (off: quick comparisons of the service alone; the paired rounds run without it)")
 	flag.BoolVar(&f.reuse, "reuse", false, "keep databases already seeded with the same options by an earlier run")
 	flag.StringVar(&f.out, "out", "BENCHMARKS.md", "file whose generated section is replaced ('' to only print)")
 	flag.StringVar(&f.results, "results", "bench/results", "directory of the whole reports, which -out links to ('' to put the whole report into -out)")
@@ -594,14 +594,27 @@ func noGraphQLErrors(b []byte) bool { return !bytes.Contains(b, []byte(`"errors"
 
 const (
 	// gqlMessageQuery asks for every field the REST by-sequence body has.
-	gqlMessageQuery = `query($t: EntityId!, $s: Long!) { topicMessage(topicId: $t, sequenceNumber: $s) { ` +
-		`consensusTimestamp topicId sequenceNumber message runningHash runningHashVersion payerAccountId ` +
-		`chunkInfo { number total initialTransactionId { accountId nonce scheduled transactionValidStart } } } }`
-	gqlPageQuery = `query($t: EntityId!) { topicMessages(topicId: $t, first: 100) { nodes { sequenceNumber topic { id memo } } } }`
-	// gqlListGt100Query is the list-gt-100 page with the fields REST returns.
+	gqlMessageQuery = `query($t: EntityId!, $s: Long!) { topicMessage(topicId: $t, sequenceNumber: $s) { ` + gqlMessageFields + ` } }`
+	gqlPageQuery    = `query($t: EntityId!) { topicMessages(topicId: $t, first: 100) { nodes { sequenceNumber topic { id memo } } } }`
+	// gqlMessageFields are the fields of a message REST's lists return.
+	gqlMessageFields = `consensusTimestamp topicId sequenceNumber message runningHash runningHashVersion payerAccountId ` +
+		`chunkInfo { number total initialTransactionId { accountId nonce scheduled transactionValidStart } }`
+	// gqlListGt100Query is the list-gt-100 page with the fields REST
+	// returns, and pageInfo for REST's links.next.
 	gqlListGt100Query = `query($t: EntityId!, $gt: Long!) { topicMessages(topicId: $t, first: 100, sequenceNumber: {gt: $gt}) { ` +
-		`nodes { consensusTimestamp topicId sequenceNumber message runningHash runningHashVersion payerAccountId ` +
-		`chunkInfo { number total initialTransactionId { accountId nonce scheduled transactionValidStart } } } } }`
+		`nodes { ` + gqlMessageFields + ` } pageInfo { hasNextPage endCursor } } }`
+	// gqlTopicFields are the topic's own fields of gqlTopicPageQuery: most of
+	// REST's topic details.
+	gqlTopicFields = `id memo deleted createdTimestamp timestamp { from to } adminKey { type key } submitKey { type key } ` +
+		`autoRenewAccountId autoRenewPeriod`
+	// gqlTopicPageQuery is the list-gt-100 page nested under its topic.
+	gqlTopicPageQuery = `query($t: EntityId!, $gt: Long!) { topic(id: $t) { ` + gqlTopicFields + ` ` +
+		`messages(sequenceNumber: {gt: $gt}, first: 100) { nodes { ` + gqlMessageFields + ` } pageInfo { hasNextPage endCursor } } } }`
+	// gqlSchedulesQuery is the schedules-gt-100 page with the fields REST
+	// returns (bench/handler's BenchmarkGraphQLSchedules).
+	gqlSchedulesQuery = `query($gt: EntityId!) { schedules(first: 100, scheduleId: {gt: $gt}) { nodes { id adminKey { type key } ` +
+		`consensusTimestamp creatorAccountId payerAccountId deleted executedTimestamp expirationTime memo ` +
+		`transactionBody waitForExpiry signatures { consensusTimestamp publicKeyPrefix signature type } } } }`
 	// gqlActivityQuery: message counts of a topic in equal buckets of a window.
 	gqlActivityQuery = `query($t: EntityId!, $from: Timestamp!, $to: Timestamp!, $b: Int!) { topic(id: $t) { ` +
 		`activity(from: $from, to: $to, buckets: $b) { messages } } }`
@@ -634,6 +647,41 @@ func activityTotal(want int64) func([]byte) error {
 		}
 		return nil
 	}
+}
+
+// fullPage checks a GraphQL page answer: the connection at path (under
+// "data") holds want nodes and a next page.
+func fullPage(want int, path ...string) func([]byte) error {
+	return func(body []byte) error {
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			return err
+		}
+		v = lookup(v, append([]string{"data"}, path...)...)
+		nodes, _ := lookup(v, "nodes").([]any)
+		if len(nodes) != want {
+			return fmt.Errorf("%d nodes at %s, not %d: %.200s", len(nodes), strings.Join(path, "."), want, body)
+		}
+		if next, _ := lookup(v, "pageInfo", "hasNextPage").(bool); !next {
+			return fmt.Errorf("no next page at %s: %.200s", strings.Join(path, "."), body)
+		}
+		if cursor, _ := lookup(v, "pageInfo", "endCursor").(string); cursor == "" {
+			return fmt.Errorf("no endCursor at %s: %.200s", strings.Join(path, "."), body)
+		}
+		return nil
+	}
+}
+
+// lookup is v's member at path (nil when missing).
+func lookup(v any, path ...string) any {
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
 }
 
 // buildRoutes are the routes on the data set of o served at host; w is the
@@ -709,9 +757,36 @@ func buildRoutes(o seed.Options, host string, w hotWindow) []route {
 				return gql(gqlPageQuery, map[string]any{"t": entity(randomTopic())})
 			})},
 		{name: "gql-list-gt-100", title: "GraphQL list seq gt, first 100", graphql: true, check: noGraphQLErrors,
+			verify:  fullPage(100, "topicMessages"),
 			example: gqlListGt100Query + ` with $t = "` + hotID + `", $gt random`,
 			reqs: gen(func() []byte {
 				return gql(gqlListGt100Query, map[string]any{"t": hotID, "gt": rng.Int64N(hot - 100)})
+			})},
+		// The same page nested under its topic, with the topic's fields:
+		// set beside list-gt-100 (pairs.go).
+		{name: "gql-topic-page", title: "GraphQL topic + list seq gt, first 100", graphql: true, check: noGraphQLErrors,
+			verify:  fullPage(100, "topic", "messages"),
+			example: gqlTopicPageQuery + ` with $t = "` + hotID + `", $gt random`,
+			reqs: gen(func() []byte {
+				return gql(gqlTopicPageQuery, map[string]any{"t": hotID, "gt": rng.Int64N(hot - 100)})
+			})},
+		// A page of 100 schedules through REST, without the response cache
+		// (as GraphQL's are answered: every request reads the database),
+		// and the same page through GraphQL (bench/handler's
+		// BenchmarkSchedulesGt100 and BenchmarkGraphQLSchedules).
+		{name: "schedules-gt-100", title: "REST schedules list gt, limit=100, uncached", firstConnsOnly: true,
+			serviceEnv: []string{"MIRRORQL_CACHE_ENABLED=false"},
+			example:    "/api/v1/schedules?schedule.id=gt:{random schedule}&limit=100 to a service with `MIRRORQL_CACHE_ENABLED=false`",
+			reqs: gen(func() []byte {
+				return get("/api/v1/schedules?schedule.id=gt:%s&limit=100", entity(firstSchedule+rng.Int64N(int64(max(o.Schedules-100, 1)))))
+			})},
+		// (on the same service as schedules-gt-100: the response cache is
+		// REST's alone, and so the pair shares a process)
+		{name: "gql-schedules", title: "GraphQL schedules gt, first 100", graphql: true, check: noGraphQLErrors, firstConnsOnly: true,
+			serviceEnv: []string{"MIRRORQL_CACHE_ENABLED=false"},
+			example:    gqlSchedulesQuery + ` with $gt a random schedule`,
+			reqs: gen(func() []byte {
+				return gql(gqlSchedulesQuery, map[string]any{"gt": entity(firstSchedule + rng.Int64N(int64(max(o.Schedules-100, 1))))})
 			})},
 		// One request, the same every time: the hot topic's whole history
 		// in 96 buckets.

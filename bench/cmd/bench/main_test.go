@@ -44,7 +44,7 @@ func TestBuildRoutes(t *testing.T) {
 			opts = smallOptions()
 		}
 		routes := buildRoutes(opts, "127.0.0.1:1", hotWindow{})
-		if len(routes) != 12 {
+		if len(routes) != 15 {
 			t.Fatalf("%d routes", len(routes))
 		}
 		ts := regexp.MustCompile(`^GET /api/v1/topics/messages/\d{10}\.\d{9} HTTP/1\.1\r\n`)
@@ -64,7 +64,7 @@ func TestBuildRoutes(t *testing.T) {
 					if m == nil || len(m[1]) > len(o.hot) || (len(m[1]) == len(o.hot) && string(m[1]) > o.hot) {
 						t.Fatalf("%s %s: %q", o.name, r.name, req)
 					}
-				case "gql-message", "gql-page", "gql-list-gt-100", "gql-activity":
+				case "gql-message", "gql-page", "gql-list-gt-100", "gql-topic-page", "gql-schedules", "gql-activity":
 					if !strings.HasPrefix(string(req), "POST /graphql HTTP/1.1\r\n") || !strings.Contains(string(req), `"variables":{`) {
 						t.Fatalf("%s: %q", r.name, req)
 					}
@@ -91,7 +91,8 @@ func TestListGt100Route(t *testing.T) {
 	hot := smallOptions().TopicMessages(0)
 	for _, req := range r.reqs[:200] {
 		body := string(req)
-		for _, want := range []string{"first: 100", "sequenceNumber: {gt: $gt}", `"t":"0.0.2001"`, "runningHashVersion", "chunkInfo"} {
+		for _, want := range []string{"first: 100", "sequenceNumber: {gt: $gt}", `"t":"0.0.2001"`, "runningHashVersion", "chunkInfo",
+			"pageInfo { hasNextPage endCursor }"} {
 			if !strings.Contains(body, want) {
 				t.Fatalf("request lacks %s: %q", want, body)
 			}

@@ -8,22 +8,47 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
 // profileResult is the in-process profile of one request path.
 type profileResult struct {
 	bench     string
-	benchLine string // ns/op, B/op, allocs/op
-	cpuTop    string
-	cpuCum    string
-	allocTop  string
-	objsTop   string
+	benchLine string // ns/op, B/op, allocs/op, and samplePeaks' figures
+	// metrics are benchLine's figures by unit: "ns/op", "B/op",
+	// "allocs/op", "goroutines/op", "peak-goroutines", "peak-heap-MiB", …
+	metrics  map[string]float64
+	cpuTop   string
+	cpuCum   string
+	allocTop string
+	objsTop  string
 }
 
-// profiled are bench/handler's benchmarks run by `make bench`; the first
-// gets the full write-up (CPU and allocations), the others a CPU top list.
-var profiled = []string{"BySequence", "List25", "ListGt100", "GraphQLMessage", "GraphQLPage"}
+// metric is one of the benchmark's figures, if it reported it.
+func (p *profileResult) metric(unit string) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	v, ok := p.metrics[unit]
+	return v, ok
+}
+
+// profiledBench is one of bench/handler's benchmarks `make bench` runs:
+// allocs gives it the allocation top lists besides the CPU ones.
+type profiledBench struct {
+	name   string
+	allocs bool
+}
+
+// profiled are bench/handler's benchmarks run by `make bench`, in the
+// report's order: every benchmark a pair of routePairs names (their
+// allocations and ns/op are set side by side), and the lists and pages.
+var profiled = []profiledBench{
+	{name: "BySequence", allocs: true}, {name: "GraphQLMessage"},
+	{name: "List25"}, {name: "ListGt100"}, {name: "GraphQLListGt100", allocs: true}, {name: "GraphQLTopicPage"},
+	{name: "GraphQLPage"}, {name: "SchedulesGt100"}, {name: "GraphQLSchedules"}, {name: "GraphQLActivity"},
+}
 
 var benchLineRE = regexp.MustCompile(`(?m)\b\d+\s+[\d.]+ ns/op.*$`)
 
@@ -43,7 +68,8 @@ func profiles(ctx context.Context, d *dataset, benchtime string) ([]profileResul
 		return nil, fmt.Errorf("%w\n%s", err, out)
 	}
 	var res []profileResult
-	for i, name := range profiled {
+	for _, pb := range profiled {
+		name := pb.name
 		p := profileResult{bench: "Benchmark" + name}
 		cpu, mem := filepath.Join(dir, name+".cpu.pprof"), filepath.Join(dir, name+".mem.pprof")
 		cmd := exec.CommandContext(ctx, bin, "-test.run", "^$", "-test.bench", "^"+p.bench+"$",
@@ -54,7 +80,9 @@ func profiles(ctx context.Context, d *dataset, benchtime string) ([]profileResul
 		if err != nil {
 			return res, fmt.Errorf("%s: %w\n%s", p.bench, err, out)
 		}
-		p.benchLine = p.bench + " " + strings.Join(strings.Fields(benchLineRE.FindString(string(out))), " ")
+		line := benchLineRE.FindString(string(out))
+		p.benchLine = p.bench + " " + strings.Join(strings.Fields(line), " ")
+		p.metrics = benchMetrics(line)
 		top := func(args ...string) string {
 			args = append([]string{"tool", "pprof", "-top"}, args...)
 			o, err := exec.CommandContext(ctx, "go", args...).CombinedOutput()
@@ -65,7 +93,7 @@ func profiles(ctx context.Context, d *dataset, benchtime string) ([]profileResul
 		}
 		p.cpuTop = top("-nodecount=18", bin, cpu)
 		p.cpuCum = top("-cum", "-nodecount=40", bin, cpu)
-		if i == 0 {
+		if pb.allocs {
 			p.allocTop = top("-nodecount=18", "-sample_index=alloc_space", bin, mem)
 			p.objsTop = top("-nodecount=18", "-sample_index=alloc_objects", bin, mem)
 		}
@@ -73,4 +101,20 @@ func profiles(ctx context.Context, d *dataset, benchtime string) ([]profileResul
 		res = append(res, p)
 	}
 	return res, nil
+}
+
+// benchMetrics reads a benchmark's result line ("531 2468245 ns/op 100.2
+// goroutines/op … 643297 B/op 9247 allocs/op": the iterations, then value
+// and unit pairs) into its figures by unit.
+func benchMetrics(line string) map[string]float64 {
+	f := strings.Fields(line)
+	out := map[string]float64{}
+	for i := 1; i+1 < len(f); i += 2 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			break
+		}
+		out[f[i+1]] = v
+	}
+	return out
 }

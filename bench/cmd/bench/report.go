@@ -259,6 +259,7 @@ func (r *report) markdown() string {
 	}
 	c0 := r.flags.conns[0]
 	r.roundsMarkdown(p)
+	r.pairsMarkdown(p)
 
 	if len(r.smallRows) > 0 {
 		p("")
@@ -340,6 +341,7 @@ func (r *report) markdown() string {
 			p("%s", pr.benchLine)
 		}
 		p("```")
+		r.inProcessMarkdown(p)
 		for _, pr := range r.profiles {
 			p("")
 			p("<details><summary>%s: CPU, top 18 by flat time</summary>", pr.bench)
@@ -511,7 +513,7 @@ func (r *report) summary() string {
 	p("")
 	if len(r.rounds) > 0 {
 		p("Targets: the single pass above, and the median of %d paired rounds (the pgbench floor and the target routes back", len(r.rounds))
-		p("to back, %s each, %s for topic, schedule and activity); a ratio target's verdict is the rounds'.", r.flags.targetDuration, r.flags.shortDuration)
+		p("to back, %s each, %s for %s); a ratio target's verdict is the rounds'.", r.flags.targetDuration, r.flags.shortDuration, shortRoundNames())
 	} else {
 		p("Targets, judged on the single pass above:")
 	}
@@ -527,6 +529,7 @@ func (r *report) summary() string {
 		}
 		p("| %s | %s | %s | %s |", t.title, t.measured, median, verdict)
 	}
+	r.pairsMarkdown(p)
 	return b.String()
 }
 

@@ -18,17 +18,44 @@ import (
 // median of the rounds' ratios, the way the scaling check pairs its data
 // sets. Every round is printed; so is the single pass.
 
-// targetRoutes are the routes a ratio target names, in the order of a round.
-var targetRoutes = []string{"by-sequence", "by-timestamp", "gql-message", "list-25", "list-gt-100",
-	"gql-list-gt-100", "topic", "schedule", "gql-activity"}
+// targetRoutes are the routes a ratio target or a pair of routePairs
+// names, in the order of a round (roundOrder): each GraphQL route next to
+// the REST route it is set beside (pairs.go), so that the two see the same
+// machine.
+var targetRoutes = []string{"by-sequence", "gql-message", "by-timestamp", "list-25", "list-gt-100",
+	"gql-list-gt-100", "gql-topic-page", "topic", "schedule", "gql-activity", "schedules-gt-100", "gql-schedules"}
 
 // shortRound are the target routes whose phases in a round last
 // -short-duration rather than -target-duration: the ones added for the
-// topic, schedule and activity targets, kept short so that the suite stays
-// within its ten minutes (at their rates a 2 s window still counts
-// thousands of requests; the verdict is the median of the rounds, each
-// printed).
-var shortRound = map[string]bool{"topic": true, "schedule": true, "gql-activity": true}
+// topic, schedule and activity targets and the schedules pair, kept short
+// so that the suite stays within its minutes (at their rates a 2 s window
+// still counts thousands of requests; the verdict is the median of the
+// rounds, each printed).
+var shortRound = map[string]bool{"topic": true, "schedule": true, "gql-activity": true,
+	"schedules-gt-100": true, "gql-schedules": true}
+
+// roundOrder is the order of round i's routes (from 0): targetRoutes, and
+// every other round the other way round, so that neither route of a pair
+// is always the one measured first.
+func roundOrder(i int) []string {
+	names := slices.Clone(targetRoutes)
+	if i%2 == 1 {
+		slices.Reverse(names)
+	}
+	return names
+}
+
+// shortRoundNames are the routes of shortRound, in a round's order, as the
+// reports name them.
+func shortRoundNames() string {
+	var names []string
+	for _, n := range targetRoutes {
+		if shortRound[n] {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
 
 // roundColumns are a round's phases after the floor, as the tables show them.
 var roundColumns = append([]string{aloneRoute}, targetRoutes...)
@@ -48,22 +75,27 @@ func (rd round) row(name string) *measurement {
 	return nil
 }
 
-// pairedRounds runs f.targetRounds rounds at the first connection count.
+// pairedRounds runs f.targetRounds rounds at the first connection count,
+// each route on the service svcFor gives it; without -floor, the rounds
+// have no floor (its targets are then not judged; the pairs are).
 // alone, when not nil, is the HTTP alone server, measured after the floor
 // with aloneR.
-func pairedRounds(ctx context.Context, f flags, d *dataset, svc *service, routes []route, graphql bool,
+func pairedRounds(ctx context.Context, f flags, d *dataset, svcFor func(route) (*service, error), routes []route, graphql bool,
 	mon *pgMonitor, alone *service, aloneR route) ([]round, error) {
 	rf := f
 	rf.duration = f.targetDuration
 	conns := f.conns[0]
 	var out []round
 	for i := range f.targetRounds {
-		fl, err := pgbenchFloor(ctx, d, conns, "prepared", f.targetDuration, mon)
-		if err != nil {
-			return out, fmt.Errorf("round %d: pgbench: %w", i+1, err)
+		var rd round
+		if f.floor {
+			fl, err := pgbenchFloor(ctx, d, conns, "prepared", f.targetDuration, mon)
+			if err != nil {
+				return out, fmt.Errorf("round %d: pgbench: %w", i+1, err)
+			}
+			log.Printf("round %d: pgbench -c%d: %.0f tps", i+1, conns, fl.tps)
+			rd.floor = fl
 		}
-		log.Printf("round %d: pgbench -c%d: %.0f tps", i+1, conns, fl.tps)
-		rd := round{floor: fl}
 		if alone != nil {
 			m, err := measure(ctx, alone, aloneR, conns, rf, mon)
 			if err != nil {
@@ -71,7 +103,7 @@ func pairedRounds(ctx context.Context, f flags, d *dataset, svc *service, routes
 			}
 			rd.rows = append(rd.rows, m)
 		}
-		for _, name := range targetRoutes {
+		for _, name := range roundOrder(i) {
 			j := slices.IndexFunc(routes, func(r route) bool { return r.name == name })
 			if j < 0 || !f.wants(name) || (routes[j].graphql && !graphql) {
 				continue
@@ -79,6 +111,10 @@ func pairedRounds(ctx context.Context, f flags, d *dataset, svc *service, routes
 			pf := rf
 			if shortRound[name] {
 				pf.duration = f.shortDuration
+			}
+			svc, err := svcFor(routes[j])
+			if err != nil {
+				return out, fmt.Errorf("round %d: %s: %w", i+1, name, err)
 			}
 			m, err := measure(ctx, svc, routes[j], conns, pf, mon)
 			if err != nil {
@@ -210,11 +246,7 @@ func (t ratioTarget) judge(rounds []round) (median string, each []string, met, o
 	if len(vals) == 0 {
 		return "", nil, false, false
 	}
-	sorted := slices.Sorted(slices.Values(vals))
-	mid := sorted[len(sorted)/2]
-	if len(sorted)%2 == 0 {
-		mid = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
-	}
+	mid := medianMid(vals)
 	return t.text(mid), each, t.meets(mid), true
 }
 
@@ -225,10 +257,14 @@ func (r *report) roundsMarkdown(p func(string, ...any)) {
 	}
 	c0 := r.flags.conns[0]
 	p("")
-	p("### Targets in paired rounds (%d rounds at %d connections, %s measured per phase, %s for topic, schedule and activity)",
-		len(r.rounds), c0, r.flags.targetDuration, r.flags.shortDuration)
+	p("### Targets in paired rounds (%d rounds at %d connections, %s measured per phase, %s for %s)",
+		len(r.rounds), c0, r.flags.targetDuration, r.flags.shortDuration, shortRoundNames())
 	p("")
-	p("Each round is the pgbench floor and then the target routes, back to back, on the service of the table")
+	if r.flags.floor {
+		p("Each round is the pgbench floor and then the target routes, back to back, on the service of the table")
+	} else {
+		p("Each round is the target routes (no pgbench floor: `-floor=false`), back to back, on the service of the table")
+	}
 	p("above; a target's verdict is the median of the rounds' ratios (or p99s).")
 	p("")
 	head := []string{"round", "floor tps"}
@@ -240,7 +276,11 @@ func (r *report) roundsMarkdown(p func(string, ...any)) {
 	p("| %s |", strings.Join(head, " | "))
 	p("|%s", strings.Repeat("---:|", len(head)))
 	for i, rd := range r.rounds {
-		cells := []string{fmt.Sprint(i + 1), fmt.Sprintf("%.0f", rd.floor.tps)}
+		fl := "–"
+		if rd.floor.tps > 0 {
+			fl = fmt.Sprintf("%.0f", rd.floor.tps)
+		}
+		cells := []string{fmt.Sprint(i + 1), fl}
 		for _, name := range roundColumns {
 			if r.rounds[0].row(name) == nil {
 				continue

@@ -41,3 +41,27 @@ func TestRatioTargetsJudgeTheMedianRound(t *testing.T) {
 		t.Errorf("two rounds: median %s met %v, want 0.475 not met", median, met)
 	}
 }
+
+// TestRoundOrder: every round runs every target route, each GraphQL route
+// of a pair next to its REST twin, the two in the other order every other
+// round.
+func TestRoundOrder(t *testing.T) {
+	for i := range 4 {
+		names := roundOrder(i)
+		if len(names) != len(targetRoutes) {
+			t.Fatalf("round %d: %v", i, names)
+		}
+		for _, p := range routePairs {
+			if !p.twin || p.gql == "gql-topic-page" { // the nested page is next to the list
+				continue
+			}
+			g, r := slices.Index(names, p.gql), slices.Index(names, p.rest)
+			if d := g - r; (i%2 == 0 && d != 1) || (i%2 == 1 && d != -1) {
+				t.Errorf("round %d: %s at %d, %s at %d", i, p.rest, r, p.gql, g)
+			}
+		}
+	}
+	if !slices.Equal(roundOrder(0), targetRoutes) || !slices.Equal(roundOrder(2), targetRoutes) {
+		t.Error("even rounds not in targetRoutes' order")
+	}
+}

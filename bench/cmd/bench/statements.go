@@ -66,20 +66,48 @@ func recordingDB(d *dataset) (*db.DB, *stmtlog.Log, error) {
 // in process and returns the statements each sent, in order.
 // qdb records its statements in rec.
 func sentStatements(ctx context.Context, qdb *db.DB, rec *stmtlog.Log, paths []routePath) ([][]stmtlog.Statement, error) {
-	return newInProcess(qdb, rec).sent(ctx, paths)
+	h, err := newInProcess(ctx, qdb, rec)
+	if err != nil {
+		return nil, err
+	}
+	return h.sent(ctx, paths)
 }
 
-// inProcess is the service's handler on qdb, in process, whose statements
-// qdb records in rec; the handler without the response cache is made when
-// a path asks for it.
+// inProcess is the service's handler on qdb, in process, with and without
+// the schedules response cache, whose statements qdb records in rec.
 type inProcess struct {
 	qdb              *db.DB
 	rec              *stmtlog.Log
 	cached, uncached *echo.Echo
 }
 
-func newInProcess(qdb *db.DB, rec *stmtlog.Log) *inProcess {
-	return &inProcess{qdb: qdb, rec: rec, cached: handler.New(qdb, nil)}
+// newInProcess makes both handlers and waits for their start to end: each
+// learns the database's layout again from a goroutine of its own as it
+// starts (db.KeepLayout), and those statements are no request's. Their
+// later refreshes are an hour away, past any capture.
+func newInProcess(ctx context.Context, qdb *db.DB, rec *stmtlog.Log) (*inProcess, error) {
+	slow := func(c *config.Config) { c.LayoutRefresh = time.Hour }
+	h := &inProcess{qdb: qdb, rec: rec, cached: handler.NewWith(qdb, nil, slow),
+		uncached: handler.NewWith(qdb, nil, func(c *config.Config) { slow(c); c.CacheEnabled = false })}
+	return h, untilQuiet(ctx, rec, 100*time.Millisecond, 5*time.Second)
+}
+
+// untilQuiet waits until rec has recorded something and then nothing for three
+// polls every poll, at most for most, and drops what it recorded.
+func untilQuiet(ctx context.Context, rec *stmtlog.Log, poll, most time.Duration) error {
+	seen, quiet := false, 0
+	for deadline := time.Now().Add(most); time.Now().Before(deadline) && (!seen || quiet < 3); {
+		if err := sleepCtx(ctx, poll); err != nil {
+			return err
+		}
+		if len(rec.Take()) > 0 {
+			seen, quiet = true, 0
+		} else {
+			quiet++
+		}
+	}
+	rec.Take()
+	return nil
 }
 
 // sent serves one request per path and returns the statements each sent,
@@ -89,9 +117,6 @@ func (h *inProcess) sent(ctx context.Context, paths []routePath) ([][]stmtlog.St
 	for i, p := range paths {
 		e := h.cached
 		if p.uncached {
-			if h.uncached == nil {
-				h.uncached = handler.NewWith(h.qdb, nil, func(c *config.Config) { c.CacheEnabled = false })
-			}
 			e = h.uncached
 		}
 		req := httptest.NewRequestWithContext(ctx, http.MethodGet, p.path, nil)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	"mirrorql/model"
 	"mirrorql/stmtlog"
@@ -68,5 +69,28 @@ func TestLiteralScript(t *testing.T) {
 	want := "SELECT 1 FROM t WHERE id IN (5);\nSELECT 7, '{1,2}'::bigint[];"
 	if err != nil || got != want {
 		t.Fatalf("got %q, %v; want %q", got, err, want)
+	}
+}
+
+// TestUntilQuiet: the handlers' start (statements from a goroutine of their
+// own, a little later) is waited for and dropped; a quiet log is given up
+// on after the longest wait.
+func TestUntilQuiet(t *testing.T) {
+	rec := &stmtlog.Log{}
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		rec.Sent("SELECT 1", nil, false)
+		time.Sleep(30 * time.Millisecond)
+		rec.Sent("SELECT 2", nil, false)
+	}()
+	if err := untilQuiet(t.Context(), rec, 20*time.Millisecond, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	// both waited for and dropped (the second comes after a quiet poll)
+	if n := rec.Len(); n != 0 {
+		t.Errorf("%d statements left", n)
+	}
+	if err := untilQuiet(t.Context(), &stmtlog.Log{}, 10*time.Millisecond, 100*time.Millisecond); err != nil {
+		t.Errorf("a quiet log: %v", err)
 	}
 }

@@ -36,6 +36,10 @@ type suite struct {
 	// when the route is not run
 	alone  *service
 	aloneR route
+	// others are the services of the routes with settings of their own
+	// (route.serviceEnv), by those settings: started for their first
+	// phase, stopped after the paired rounds
+	others map[string]*service
 }
 
 // run is the suite: its phases in order, then the report.
@@ -226,38 +230,50 @@ func (s *suite) startMain() error {
 	return checkRoutes(s.ctx, svc, s.routes, s.rep.graphql)
 }
 
+// serviceFor is the service that answers r: the main one, or for a route
+// with settings of its own (route.serviceEnv) a service with them, started
+// (and its route checked) the first time it is asked for.
+func (s *suite) serviceFor(r route) (*service, error) {
+	if len(r.serviceEnv) == 0 {
+		return s.svc, nil
+	}
+	key := strings.Join(r.serviceEnv, ",")
+	if o := s.others[key]; o != nil {
+		return o, nil
+	}
+	if s.others == nil {
+		s.others = map[string]*service{}
+		s.onClose(s.stopOthers)
+	}
+	of := s.f
+	of.serviceEnv = append(slices.Clone(s.f.serviceEnv), r.serviceEnv...)
+	o, err := startService(s.ctx, of, s.large.url)
+	if err != nil {
+		return nil, err
+	}
+	s.others[key] = o
+	log.Printf("service pid %d (%s) ready in %v", o.pid, key, o.ready.Round(time.Millisecond))
+	// (its requests name the main service in their Host header: no
+	// route's answer depends on it)
+	return o, checkRoutes(s.ctx, o, []route{r}, s.rep.graphql)
+}
+
+// stopOthers stops the services of serviceFor.
+func (s *suite) stopOthers() {
+	for key, o := range s.others {
+		if err := o.stop(); err != nil {
+			log.Printf("service (%s) exit: %v", key, err)
+		}
+	}
+	clear(s.others)
+}
+
 // singlePass measures every route once at every connection count (HTTP
 // alone first, when it runs). Routes with settings of their own
-// (route.serviceEnv) run on a service of their own, started at their first
-// phase and stopped after the pass.
+// (route.serviceEnv) run on a service of their own (serviceFor), kept for
+// the paired rounds.
 func (s *suite) singlePass() error {
 	ctx, f, rep := s.ctx, s.f, s.rep
-	others := map[string]*service{}
-	s.onClose(func() {
-		for _, o := range others {
-			o.stop()
-		}
-	})
-	serviceFor := func(r route) (*service, error) {
-		if len(r.serviceEnv) == 0 {
-			return s.svc, nil
-		}
-		key := strings.Join(r.serviceEnv, ",")
-		if o := others[key]; o != nil {
-			return o, nil
-		}
-		of := f
-		of.serviceEnv = append(slices.Clone(f.serviceEnv), r.serviceEnv...)
-		o, err := startService(ctx, of, s.large.url)
-		if err != nil {
-			return nil, err
-		}
-		others[key] = o
-		log.Printf("service pid %d (%s) ready in %v", o.pid, key, o.ready.Round(time.Millisecond))
-		// (its requests name the main service in their Host header: no
-		// route's answer depends on it)
-		return o, checkRoutes(ctx, o, []route{r}, rep.graphql)
-	}
 	if f.wants(aloneRoute) {
 		i := slices.IndexFunc(s.routes, func(r route) bool { return r.name == "by-sequence" })
 		alone, aloneR, err := startAlone(ctx, f, s.svc, s.routes[i])
@@ -279,7 +295,7 @@ func (s *suite) singlePass() error {
 			if !f.wants(r.name) || (r.graphql && !rep.graphql) || (r.firstConnsOnly && n != f.conns[0]) {
 				continue
 			}
-			svc, err := serviceFor(r)
+			svc, err := s.serviceFor(r)
 			if err != nil {
 				return fmt.Errorf("%s: %w", r.name, err)
 			}
@@ -290,24 +306,21 @@ func (s *suite) singlePass() error {
 			rep.rows = append(rep.rows, m)
 		}
 	}
-	for key, o := range others {
-		if err := o.stop(); err != nil {
-			log.Printf("service (%s) exit: %v", key, err)
-		}
-	}
 	return nil
 }
 
-// pairedRounds alternates the pgbench floor with the target routes
-// (rounds.go), then stops HTTP alone.
+// pairedRounds alternates the pgbench floor (unless -floor=false) with the
+// target routes (rounds.go), then stops HTTP alone and the services of
+// serviceFor.
 func (s *suite) pairedRounds() error {
 	f := s.f
-	if f.floor && f.targetRounds > 0 {
+	if f.targetRounds > 0 {
 		var err error
-		if s.rep.rounds, err = pairedRounds(s.ctx, f, s.large, s.svc, s.routes, s.rep.graphql, s.mon, s.alone, s.aloneR); err != nil {
+		if s.rep.rounds, err = pairedRounds(s.ctx, f, s.large, s.serviceFor, s.routes, s.rep.graphql, s.mon, s.alone, s.aloneR); err != nil {
 			return err
 		}
 	}
+	s.stopOthers()
 	if s.alone != nil {
 		if err := s.alone.stop(); err != nil {
 			log.Printf("%s exit: %v", aloneRoute, err)

@@ -18,7 +18,8 @@ import (
 
 // loaders batch the nested fields of one request: every key asked for while
 // a loader waits (Options.LoaderWait) is answered by one call of app.GraphReader, so a page
-// of any size costs a constant number of statements.
+// of any size costs a constant number of statements. A node that came alone
+// (no page of siblings) is answered by that call at once.
 //
 // Waiting alone would leave that to the scheduler: the nodes of a page run
 // their resolvers in goroutines of their own, and one that starts late misses
@@ -43,6 +44,9 @@ type loaders struct {
 
 	mu      sync.Mutex
 	queries map[string]app.MessageQuery
+
+	// single: the loads of nodes without siblings, by singleKey (alone)
+	single sync.Map
 
 	// The loaders are made on a request's first nested field: most
 	// requests have none, and making four loaders is a visible share of a
@@ -81,84 +85,93 @@ func newLoaders(r app.GraphReader, wait time.Duration) *loaders {
 func (l *loaders) ready() { l.once.Do(l.make) }
 
 func (l *loaders) make() {
-	d, wait := l.app, l.wait
+	wait := l.wait
 	l.queries = map[string]app.MessageQuery{}
-	l.topic = dataloader.NewBatchedLoader(func(ctx context.Context, ids []model.EntityID) []*dataloader.Result[*view.Topic] {
-		rows, err := d.TopicsByID(ctx, ids)
-		if err != nil {
-			return failAll[*view.Topic](len(ids), err)
-		}
-		page := &view.Page[model.Topic]{Rows: rows}
-		byID := make(map[model.EntityID]*view.Topic, len(rows))
-		for i := range rows {
-			byID[rows[i].ID] = &view.Topic{Row: &rows[i], Page: page}
-		}
-		return resultsOf(ids, func(id model.EntityID) *view.Topic { return byID[id] })
-	}, dataloader.WithWait[model.EntityID, *view.Topic](wait))
+	l.topic = dataloader.NewBatchedLoader(l.topics, dataloader.WithWait[model.EntityID, *view.Topic](wait))
+	l.message = dataloader.NewBatchedLoader(l.messagesBySequence, dataloader.WithWait[app.TopicSequence, *view.TopicMessage](wait))
+	l.messages = dataloader.NewBatchedLoader(l.pages, dataloader.WithWait[messagesKey, messagePage](wait))
+	l.latest = dataloader.NewBatchedLoader(l.latestMessages, dataloader.WithWait[model.EntityID, *view.TopicMessage](wait))
+	l.chunks = dataloader.NewBatchedLoader(l.chunkRows, dataloader.WithWait[*model.TopicMessage, messageRows](wait))
+}
 
-	l.message = dataloader.NewBatchedLoader(func(ctx context.Context, keys []app.TopicSequence) []*dataloader.Result[*view.TopicMessage] {
-		found, err := d.MessagesBySequence(ctx, keys)
-		if err != nil {
-			return failAll[*view.TopicMessage](len(keys), err)
-		}
-		return oneMessageEach(keys, found)
-	}, dataloader.WithWait[app.TopicSequence, *view.TopicMessage](wait))
+// The batch functions of the loaders: one call of the core for a batch's
+// keys, their results in the keys' order.
 
-	l.messages = dataloader.NewBatchedLoader(func(ctx context.Context, keys []messagesKey) []*dataloader.Result[messagePage] {
-		byQuery := map[string][]model.EntityID{}
-		for _, k := range keys {
-			byQuery[k.query] = append(byQuery[k.query], k.topic)
-		}
-		found := make([]app.MessagePage, len(keys))
-		index := make(map[messagesKey]int, len(keys))
-		for i, k := range keys {
-			index[k] = i
-		}
-		for qk, topics := range byQuery {
-			l.mu.Lock()
-			q := l.queries[qk]
-			l.mu.Unlock()
-			pages, err := d.MessagesOfTopics(ctx, topics, q)
-			if err != nil {
-				return failAll[messagePage](len(keys), err)
-			}
-			for _, t := range topics {
-				found[index[messagesKey{t, qk}]] = pages[t]
-			}
-		}
-		lists := make([][]model.TopicMessage, len(found))
-		for i := range found {
-			lists[i] = found[i].Rows
-		}
-		parts, shared := shareRows(lists)
-		out := make([]*dataloader.Result[messagePage], len(found))
-		for i := range found {
-			found[i].Rows = parts[i]
-			out[i] = &dataloader.Result[messagePage]{Data: messagePage{found[i], shared}}
-		}
-		return out
-	}, dataloader.WithWait[messagesKey, messagePage](wait))
+func (l *loaders) topics(ctx context.Context, ids []model.EntityID) []*dataloader.Result[*view.Topic] {
+	rows, err := l.app.TopicsByID(ctx, ids)
+	if err != nil {
+		return failAll[*view.Topic](len(ids), err)
+	}
+	page := &view.Page[model.Topic]{Rows: rows}
+	byID := make(map[model.EntityID]*view.Topic, len(rows))
+	for i := range rows {
+		byID[rows[i].ID] = &view.Topic{Row: &rows[i], Page: page}
+	}
+	return resultsOf(ids, func(id model.EntityID) *view.Topic { return byID[id] })
+}
 
-	l.latest = dataloader.NewBatchedLoader(func(ctx context.Context, ids []model.EntityID) []*dataloader.Result[*view.TopicMessage] {
-		found, err := d.LatestMessages(ctx, ids)
-		if err != nil {
-			return failAll[*view.TopicMessage](len(ids), err)
-		}
-		return oneMessageEach(ids, found)
-	}, dataloader.WithWait[model.EntityID, *view.TopicMessage](wait))
+func (l *loaders) messagesBySequence(ctx context.Context, keys []app.TopicSequence) []*dataloader.Result[*view.TopicMessage] {
+	found, err := l.app.MessagesBySequence(ctx, keys)
+	if err != nil {
+		return failAll[*view.TopicMessage](len(keys), err)
+	}
+	return oneMessageEach(keys, found)
+}
 
-	l.chunks = dataloader.NewBatchedLoader(func(ctx context.Context, msgs []*model.TopicMessage) []*dataloader.Result[messageRows] {
-		chunks, err := d.ChunksOf(ctx, msgs)
+func (l *loaders) pages(ctx context.Context, keys []messagesKey) []*dataloader.Result[messagePage] {
+	byQuery := map[string][]model.EntityID{}
+	for _, k := range keys {
+		byQuery[k.query] = append(byQuery[k.query], k.topic)
+	}
+	found := make([]app.MessagePage, len(keys))
+	index := make(map[messagesKey]int, len(keys))
+	for i, k := range keys {
+		index[k] = i
+	}
+	for qk, topics := range byQuery {
+		l.mu.Lock()
+		q := l.queries[qk]
+		l.mu.Unlock()
+		pages, err := l.app.MessagesOfTopics(ctx, topics, q)
 		if err != nil {
-			return failAll[messageRows](len(msgs), err)
+			return failAll[messagePage](len(keys), err)
 		}
-		parts, shared := shareRows(chunks)
-		out := make([]*dataloader.Result[messageRows], len(parts))
-		for i := range parts {
-			out[i] = &dataloader.Result[messageRows]{Data: messageRows{rows: parts[i], page: shared}}
+		for _, t := range topics {
+			found[index[messagesKey{t, qk}]] = pages[t]
 		}
-		return out
-	}, dataloader.WithWait[*model.TopicMessage, messageRows](wait))
+	}
+	lists := make([][]model.TopicMessage, len(found))
+	for i := range found {
+		lists[i] = found[i].Rows
+	}
+	parts, shared := shareRows(lists)
+	out := make([]*dataloader.Result[messagePage], len(found))
+	for i := range found {
+		found[i].Rows = parts[i]
+		out[i] = &dataloader.Result[messagePage]{Data: messagePage{found[i], shared}}
+	}
+	return out
+}
+
+func (l *loaders) latestMessages(ctx context.Context, ids []model.EntityID) []*dataloader.Result[*view.TopicMessage] {
+	found, err := l.app.LatestMessages(ctx, ids)
+	if err != nil {
+		return failAll[*view.TopicMessage](len(ids), err)
+	}
+	return oneMessageEach(ids, found)
+}
+
+func (l *loaders) chunkRows(ctx context.Context, msgs []*model.TopicMessage) []*dataloader.Result[messageRows] {
+	chunks, err := l.app.ChunksOf(ctx, msgs)
+	if err != nil {
+		return failAll[messageRows](len(msgs), err)
+	}
+	parts, shared := shareRows(chunks)
+	out := make([]*dataloader.Result[messageRows], len(parts))
+	for i := range parts {
+		out[i] = &dataloader.Result[messageRows]{Data: messageRows{rows: parts[i], page: shared}}
+	}
+	return out
 }
 
 // oneMessageEach answers a batch whose keys each name at most one message
@@ -205,9 +218,14 @@ func shareRows(lists [][]model.TopicMessage) ([][]model.TopicMessage, *view.Page
 }
 
 // The load functions of the nested fields. Each first starts the same load
-// for every sibling of the node (view.Page), then waits for its own.
+// for every sibling of the node (view.Page), then waits for its own. A node
+// without siblings (a single lookup's, a subscription's event) has no batch
+// to wait for: its load is its batch function's call, straight away (alone).
 
 func (l *loaders) topicOf(ctx context.Context, m *view.TopicMessage) (*view.Topic, error) {
+	if m.Page == nil {
+		return alone(ctx, l, "topic", l.topics, m.Row.TopicID)
+	}
 	l.ready()
 	if m.Page.FirstTime("topic") {
 		seen := map[model.EntityID]bool{}
@@ -222,6 +240,9 @@ func (l *loaders) topicOf(ctx context.Context, m *view.TopicMessage) (*view.Topi
 }
 
 func (l *loaders) chunksOf(ctx context.Context, m *view.TopicMessage) (messageRows, error) {
+	if m.Page == nil {
+		return alone(ctx, l, "chunks", l.chunkRows, m.Row)
+	}
 	l.ready()
 	if m.Page.FirstTime("chunks") {
 		for i := range m.Page.Rows {
@@ -234,18 +255,25 @@ func (l *loaders) chunksOf(ctx context.Context, m *view.TopicMessage) (messageRo
 }
 
 func (l *loaders) messageOf(ctx context.Context, t *view.Topic, seq int64) (*view.TopicMessage, error) {
+	key := app.TopicSequence{TopicID: t.Row.ID, SequenceNumber: seq}
+	if t.Page == nil {
+		return alone(ctx, l, "message", l.messagesBySequence, key)
+	}
 	l.ready()
 	if t.Page.FirstTime("message|" + strconv.FormatInt(seq, 10)) {
 		for i := range t.Page.Rows {
 			l.message.Load(ctx, app.TopicSequence{TopicID: t.Page.Rows[i].ID, SequenceNumber: seq})
 		}
 	}
-	return l.message.Load(ctx, app.TopicSequence{TopicID: t.Row.ID, SequenceNumber: seq})()
+	return l.message.Load(ctx, key)()
 }
 
 // latestOf is the topic's newest message (nil when it has none), loaded
 // with those of its siblings.
 func (l *loaders) latestOf(ctx context.Context, t *view.Topic) (*view.TopicMessage, error) {
+	if t.Page == nil {
+		return alone(ctx, l, "latest", l.latestMessages, t.Row.ID)
+	}
 	l.ready()
 	if t.Page.FirstTime("latest") {
 		for i := range t.Page.Rows {
@@ -257,8 +285,14 @@ func (l *loaders) latestOf(ctx context.Context, t *view.Topic) (*view.TopicMessa
 
 // messagesOf loads one topic's page through the batch of its query.
 func (l *loaders) messagesOf(ctx context.Context, t *view.Topic, q app.MessageQuery) (messagePage, error) {
-	l.ready()
 	qk := queryKey(q)
+	if t.Page == nil {
+		return alone(ctx, l, "messages", func(ctx context.Context, keys []messagesKey) []*dataloader.Result[messagePage] {
+			pages, err := l.app.MessagesOfTopics(ctx, []model.EntityID{t.Row.ID}, q)
+			return []*dataloader.Result[messagePage]{{Data: messagePage{MessagePage: pages[t.Row.ID]}, Error: err}}
+		}, messagesKey{t.Row.ID, qk})
+	}
+	l.ready()
 	l.mu.Lock()
 	l.queries[qk] = q
 	l.mu.Unlock()
@@ -268,6 +302,38 @@ func (l *loaders) messagesOf(ctx context.Context, t *view.Topic, q app.MessageQu
 		}
 	}
 	return l.messages.Load(ctx, messagesKey{t.Row.ID, qk})()
+}
+
+// alone is the value of key for a node without siblings: its batch
+// function's answer for the one key, with nothing to wait for; asked again
+// in the request (another field of the node, an alias), the same answer.
+func alone[K comparable, V any](ctx context.Context, l *loaders, load string, batch func(context.Context, []K) []*dataloader.Result[V], key K) (V, error) {
+	e, _ := l.single.LoadOrStore(singleKey{load, key}, &singleLoad[V]{})
+	o := e.(*singleLoad[V])
+	o.once.Do(func() {
+		defer func() {
+			if v := recover(); v != nil {
+				// the node's other fields fail too, not as if nothing was found
+				o.err = fmt.Errorf("graph: load %s panicked: %v", load, v)
+				panic(v)
+			}
+		}()
+		r := batch(ctx, []K{key})[0]
+		o.value, o.err = r.Data, r.Error
+	})
+	return o.value, o.err
+}
+
+// singleKey names a lone node's load: the loader's name and the key.
+type singleKey struct {
+	load string
+	key  any
+}
+
+type singleLoad[V any] struct {
+	once  sync.Once
+	value V
+	err   error
 }
 
 // queryKey is a query's canonical text (its topic aside).

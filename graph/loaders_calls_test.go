@@ -136,3 +136,51 @@ func TestLoaderCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestLoneNodesLoadAtOnce: a node that came alone (a single lookup's) has no
+// siblings to batch with, so its nested fields are asked of the core at
+// once, not after the loaders' wait, and each question once however many
+// fields ask it. The loaders here wait 30 s: a lone node that waited for
+// them would take that long.
+func TestLoneNodesLoadAtOnce(t *testing.T) {
+	t.Parallel()
+	store := callRows()
+	h := graph.NewHandler(app.New(store, app.Rules{}), graph.Options{LoaderWait: 30 * time.Second})
+	c := client.New(h)
+	tests := []struct {
+		name  string
+		query string
+		want  map[string]int
+	}{
+		{"a topic's page, count and latest message", `{ topic(id: "0.0.1001") { messages(first: 3) { nodes { sequenceNumber } }
+			again: messages(first: 3) { nodes { sequenceNumber } } messageCount latestMessage { sequenceNumber }
+			message(sequenceNumber: 2) { sequenceNumber } m: message(sequenceNumber: 2) { topicId } } }`,
+			map[string]int{"TopicsByID": 1, "MessagesOfTopics": 1, "LatestMessages": 1, "MessagesBySequence": 1}},
+		{"a message's topic and chunks", `{ topicMessage(topicId: "0.0.1001", sequenceNumber: 5) { topic { id } t: topic { memo }
+			chunks { sequenceNumber } fullMessage } }`,
+			map[string]int{"MessageBySequence": 1, "TopicsByID": 1, "ChunksOf": 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := store.Calls()
+			start := time.Now()
+			resp, err := c.RawPost(tc.query)
+			took := time.Since(start)
+			if err != nil || len(resp.Errors) > 0 && string(resp.Errors) != "null" {
+				t.Fatalf("%v %s", err, resp.Errors)
+			}
+			if took > 15*time.Second {
+				t.Errorf("took %v: a lone node waited for the loaders", took)
+			}
+			got := map[string]int{}
+			for q, k := range store.Calls() {
+				if k > before[q] {
+					got[q] = k - before[q]
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/hmac"
+	"crypto/md5"
 	"crypto/pbkdf2"
 	"crypto/rand"
 	"crypto/sha256"
@@ -28,6 +29,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/config"
+	"mirrorql/db"
 	"mirrorql/pgcluster"
 	"mirrorql/redact"
 	"mirrorql/tests/prereq"
@@ -41,8 +43,11 @@ const patience = 2 * time.Minute
 // hostilePasswords are passwords an operator may set in the umbrella's
 // rest.db.password: every character a URL, a keyword/value string, a shell
 // or the kubelet's $(VAR) gives a meaning to, spaces, quotes, backslashes,
-// control characters, non-ASCII (a no-break space, which PostgreSQL and the
-// driver both read as a space), bytes that are no UTF-8, and a long one.
+// control characters, non-ASCII, characters PostgreSQL's SASLprep changes
+// before it hashes a scram-sha-256 password (a no-break or ideographic
+// space, compatibility characters, characters it drops), which the pool
+// sends in that form (db/login.go), bytes that are no UTF-8 that the driver
+// leaves as they are, and a long one.
 var hostilePasswords = []string{
 	"Abc123def456",
 	"p@ss:w/rd#1?x%&y=z",
@@ -50,95 +55,134 @@ var hostilePasswords = []string{
 	"a space", " leading and trailing ",
 	"quote'single", `quote"double`, "''", "`tick`",
 	`back\slash`, `\`, `\'`,
-	"pässwörd-€", "密码🔑", "no\u00a0break",
+	"pässwörd-€", "密码🔑", "no\u00a0break", "ideographic\u3000space",
+	"ﬁ-ligature", "tm™", "circled①", "ｆｕｌｌ-width", "Ｐ@ss ﬁ™①",
+	"soft\u00adhyphen", "zero\u200bwidth", "heart❤\ufe0f",
 	"tab\there", "new\nline", "\x01\x7f",
+	"🔑\xff not UTF-8", "\xff\tnot UTF-8",
 	"$(MIRROR_DB_PASSWORD)", "$$(X)", "${HOME}",
 	"postgres://u:p@h:5432/db?sslmode=disable", "host=evil password='x'",
 	strings.Repeat("long-", 200),
 }
 
 // driverLimits are passwords PostgreSQL accepts that the driver's
-// scram-sha-256 login cannot send (config.scramTrouble says why; the docs'
-// "Passwords the driver cannot send"): bytes that are not UTF-8, a
-// compatibility character, characters SASLprep drops.
-var driverLimits = []string{"\xff\xfe not UTF-8", "ﬁ-ligature", "tm™", "heart❤\ufe0f", "soft\u00adhyphen"}
+// scram-sha-256 login cannot send in any form (config.scramTrouble says
+// why; the docs' "Passwords the driver cannot send"): bytes that are not
+// UTF-8, which the driver replaces, and passwords SASLprep refuses (so that
+// PostgreSQL hashes them as given) that the driver normalizes. md5 logins
+// take them.
+var driverLimits = []string{"\xff\xfe not UTF-8", "ﬁ\xff", "a\u0340b", "\u05d0\u00a0a\u05d0"}
 
-// scramCluster is a throwaway cluster that checks passwords
-// (scram-sha-256 over TCP), with a role per password of passwords; the
-// tests of a process share it.
-type scramCluster struct {
+// methods are the pg_hba.conf methods the tests log in by, each with the
+// passwords stored as it needs them (password_encryption).
+var methods = []string{"scram-sha-256", "md5"}
+
+// wrongTarget is the role the tests try wrong passwords on, with a
+// password in two forms.
+const wrongTarget, wrongTargetPassword = "wrong target", "ﬁ-Ｐ@55-Q9"
+
+// pwCluster is a throwaway cluster that checks passwords over TCP by
+// method, with a role per password of hostilePasswords and driverLimits;
+// the tests of a process share one per method.
+type pwCluster struct {
 	*pgcluster.Cluster
-	roles map[string]string // password → its role
+	method string
+	roles  map[string]string // password → its role
 }
 
 var (
-	scramOnce sync.Once
-	scram     *scramCluster
-	scramErr  error
+	clustersMu sync.Mutex
+	clusters   = map[string]*sharedCluster{}
 )
 
-// sharedScram starts the cluster once per test process; it ends with the
-// tests (TestMain).
-func sharedScram(t *testing.T) *scramCluster {
+type sharedCluster struct {
+	once sync.Once
+	c    *pwCluster
+	err  error
+}
+
+// sharedScram is the cluster that checks scram-sha-256 passwords.
+func sharedScram(t *testing.T) *pwCluster { return shared(t, "scram-sha-256") }
+
+// shared starts the cluster of method once per test process; it ends with
+// the tests (TestMain).
+func shared(t *testing.T, method string) *pwCluster {
 	t.Helper()
 	if _, err := pgcluster.FindBinaries(); errors.Is(err, pgcluster.ErrNotInstalled) {
 		prereq.Missing(t, err.Error())
 	}
-	scramOnce.Do(func() {
+	clustersMu.Lock()
+	s := clusters[method]
+	if s == nil {
+		s = &sharedCluster{}
+		clusters[method] = s
+	}
+	clustersMu.Unlock()
+	s.once.Do(func() {
 		var c *pgcluster.Cluster
-		c, scramErr = pgcluster.Start(context.Background(), pgcluster.Options{})
-		if scramErr != nil {
+		c, s.err = pgcluster.Start(context.Background(), pgcluster.Options{})
+		if s.err != nil {
 			return
 		}
 		atExit(func() { _ = c.Stop() })
-		scram = &scramCluster{Cluster: c, roles: map[string]string{}}
-		scramErr = scram.createRoles(append(append([]string{}, hostilePasswords...), driverLimits...))
-		if scramErr == nil {
-			scramErr = c.SetAccess(context.Background(), pgcluster.Access{
+		s.c = &pwCluster{Cluster: c, method: method, roles: map[string]string{}}
+		s.err = s.c.createRoles(append(append([]string{}, hostilePasswords...), driverLimits...))
+		if s.err == nil {
+			s.err = c.SetAccess(context.Background(), pgcluster.Access{
 				HBA: []string{
 					// A role without a password, which a password-less
 					// login reaches (as a client certificate's would).
 					"host all trusted 127.0.0.1/32 trust",
-					"host all all 127.0.0.1/32 scram-sha-256",
+					"host all all 127.0.0.1/32 " + method,
 				},
 			})
 		}
 	})
-	if scramErr != nil {
-		t.Fatal(scramErr)
+	if s.err != nil {
+		t.Fatal(s.err)
 	}
-	return scram
+	return s.c
 }
 
 // createRoles makes a login role for each password, with a name that needs
-// quoting too (a space, a quote, a backslash).
-func (c *scramCluster) createRoles(passwords []string) error {
+// quoting too (a space, a quote, a backslash), and wrongTarget.
+func (c *pwCluster) createRoles(passwords []string) error {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, c.AdminURL())
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "set password_encryption = 'scram-sha-256'; create role trusted login"); err != nil {
+	// PostgreSQL 18 warns of setting an md5 password (md5 is deprecated),
+	// and logs in by it as 15 to 17 do.
+	if _, err := conn.Exec(ctx, "set password_encryption = "+literal(c.method)+"; create role trusted login"); err != nil {
+		return err
+	}
+	create := func(role, pw string) error {
+		_, err := conn.Exec(ctx, "create role "+pgx.Identifier{role}.Sanitize()+" login password "+literal(c.rolePassword(role, pw)))
 		return err
 	}
 	for i, pw := range passwords {
 		role := fmt.Sprintf(`reader %d 'q' \`, i)
-		if _, err := conn.Exec(ctx, "create role "+pgx.Identifier{role}.Sanitize()+" login password "+literal(rolePassword(pw))); err != nil {
+		if err := create(role, pw); err != nil {
 			return fmt.Errorf("role for password %d: %w", i, err)
 		}
 		c.roles[pw] = role
 	}
-	return nil
+	return create(wrongTarget, wrongTargetPassword)
 }
 
 // rolePassword is what CREATE ROLE is given for pw: pw itself, which the
-// server turns into its SCRAM verifier, but for bytes that are no UTF-8,
-// which no SQL text may hold: their verifier made here, as a client (psql's
-// \password) makes it from such bytes.
-func rolePassword(pw string) string {
-	if utf8.ValidString(pw) {
+// server stores as the method needs it (a SCRAM verifier of SASLprep's
+// form, an MD5 hash of the password as given), but for bytes that are no
+// UTF-8, which no SQL text may hold: their verifier or hash made here, as
+// a client (psql's \password) makes it from such bytes.
+func (c *pwCluster) rolePassword(role, pw string) string {
+	switch {
+	case utf8.ValidString(pw):
 		return pw
+	case c.method == "md5":
+		return fmt.Sprintf("md5%x", md5.Sum([]byte(pw+role)))
 	}
 	return scramVerifier(pw)
 }
@@ -201,14 +245,37 @@ func writeTemp(t *testing.T, name string, content []byte) string {
 	return path
 }
 
-// TestDatabasePasswords logs in to a server that checks passwords
-// (scram-sha-256) with every hostile password, through the service's own
-// path (config.LoadEnv, openDB): as the umbrella's Secret gives it in the
-// REST module's variables, from a mounted file, and beside a URL. A wrong
-// password is refused, and the error does not show it.
+// TestDatabasePasswords logs in to servers that check passwords, by
+// scram-sha-256 and by md5, with every hostile password, through the
+// service's own path (config.LoadEnv, openDB): as the umbrella's Secret
+// gives it in the REST module's variables, from a mounted file, and beside
+// a URL. A wrong password is refused, and the error does not show it. Under
+// md5, a password that logs in in two forms leaves no failed login in the
+// server's log: the driver refuses to offer md5 the SCRAM form.
 func TestDatabasePasswords(t *testing.T) {
 	t.Parallel()
-	c := sharedScram(t)
+	for _, method := range methods {
+		t.Run(method, func(t *testing.T) {
+			t.Parallel()
+			c := shared(t, method)
+			t.Run("logins", func(t *testing.T) { testPasswords(t, c) })
+			if method != "md5" {
+				return
+			}
+			log, err := os.ReadFile(filepath.Join(c.Dir(), "postgres.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for l := range strings.Lines(string(log)) {
+				if strings.Contains(l, "authentication failed") && !strings.Contains(l, `"`+wrongTarget+`"`) {
+					t.Errorf("a failed login in the server's log: %s", l)
+				}
+			}
+		})
+	}
+}
+
+func testPasswords(t *testing.T, c *pwCluster) {
 	port := strconv.Itoa(c.Port())
 	for i, pw := range hostilePasswords {
 		role := c.roles[pw]
@@ -225,7 +292,7 @@ func TestDatabasePasswords(t *testing.T) {
 				t.Parallel()
 				user, _, err := connectAs(t, vars)
 				if err != nil {
-					t.Fatalf("password %q: %v", pw, err)
+					t.Fatalf("password %+q: %v", pw, err)
 				}
 				if user != role {
 					t.Errorf("logged in as %q, want %q", user, role)
@@ -233,11 +300,38 @@ func TestDatabasePasswords(t *testing.T) {
 			})
 		}
 	}
+	t.Run("one connection", func(t *testing.T) {
+		t.Parallel()
+		// seed's, beside its pool: the same forms.
+		for _, pw := range []string{"ﬁ-ligature", "Ｐ@ss ﬁ™①", hostilePasswords[1]} {
+			cfg, err := config.LoadEnv([]string{"MIRRORQL_DB_HOST=127.0.0.1", "MIRRORQL_DB_PORT=" + port,
+				"MIRRORQL_DB_USERNAME=" + c.roles[pw], "MIRRORQL_DB_PASSWORD=" + pw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cc, err := cfg.DBConnConfig()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), patience)
+			defer cancel()
+			conn, err := db.Connect(ctx, cc)
+			if err != nil {
+				t.Fatalf("password %+q: %v", pw, err)
+			}
+			var user string
+			err = conn.QueryRow(ctx, "select current_user").Scan(&user)
+			_ = conn.Close(ctx)
+			if err != nil || user != c.roles[pw] {
+				t.Errorf("password %+q: logged in as %q (%v), want %q", pw, user, err, c.roles[pw])
+			}
+		}
+	})
 	t.Run("empty password", func(t *testing.T) {
 		t.Parallel()
 		// Set and empty: sent as empty. PostgreSQL holds no empty
 		// password, so only a login that asks for none gets in.
-		for role, want := range map[string]string{"trusted": "", c.roles[hostilePasswords[0]]: "password authentication failed"} {
+		for role, want := range map[string]string{"trusted": "", wrongTarget: "password authentication failed"} {
 			user, _, err := connectAs(t, map[string]string{"MIRRORQL_DB_HOST": "127.0.0.1", "MIRRORQL_DB_PORT": port,
 				"MIRRORQL_DB_USERNAME": role, "MIRRORQL_DB_PASSWORD": ""})
 			switch {
@@ -248,18 +342,26 @@ func TestDatabasePasswords(t *testing.T) {
 			}
 		}
 	})
-	t.Run("wrong password", func(t *testing.T) {
-		t.Parallel()
-		wrong := "wr0ng:P@ss wörd/" + hostilePasswords[1]
-		_, _, err := connectAs(t, map[string]string{"HIERO_MIRROR_REST_DB_HOST": "127.0.0.1", "HIERO_MIRROR_REST_DB_PORT": port,
-			"HIERO_MIRROR_REST_DB_USERNAME": c.roles[hostilePasswords[1]], "HIERO_MIRROR_REST_DB_PASSWORD": wrong})
-		if err == nil || !strings.Contains(err.Error(), "password authentication failed") {
-			t.Fatalf("a wrong password: %v", err)
-		}
-		if redact.Fragments(err.Error(), wrong) != err.Error() {
-			t.Errorf("the error shows the password: %v", err)
-		}
-	})
+	// Wrong: another password (in two forms, so that under md5 the wrong
+	// one is tried after the driver refused SCRAM's) and, under md5, the
+	// right one's SCRAM form.
+	wrongs := []string{"wr0ng:P@ss wörd ﬁ/" + hostilePasswords[1]}
+	if c.method == "md5" {
+		wrongs = append(wrongs, "fi-P@55-Q9")
+	}
+	for _, wrong := range wrongs {
+		t.Run("wrong password "+wrong, func(t *testing.T) {
+			t.Parallel()
+			_, _, err := connectAs(t, map[string]string{"HIERO_MIRROR_REST_DB_HOST": "127.0.0.1", "HIERO_MIRROR_REST_DB_PORT": port,
+				"HIERO_MIRROR_REST_DB_USERNAME": wrongTarget, "HIERO_MIRROR_REST_DB_PASSWORD": wrong})
+			if err == nil || !strings.Contains(err.Error(), "password authentication failed") {
+				t.Fatalf("a wrong password: %v", err)
+			}
+			if redact.Fragments(err.Error(), wrong) != err.Error() {
+				t.Errorf("the error shows the password: %v", err)
+			}
+		})
+	}
 }
 
 // TestDatabaseTLS connects to a server that takes TLS connections alone
@@ -367,35 +469,42 @@ func TestDatabaseTLS(t *testing.T) {
 }
 
 // TestPasswordsTheDriverCannotSend pins the limit the docs state: PostgreSQL
-// takes these passwords, the driver's scram-sha-256 login cannot send them
-// (it prepares a password otherwise than SASLprep), and the service warns of
+// takes these passwords, md5 logins send them, the driver's scram-sha-256
+// login cannot (it replaces bytes that are not UTF-8, and normalizes what
+// SASLprep refuses and PostgreSQL hashes as given), and the service warns of
 // each at start. When the driver learns them, this test fails: drop the
 // warning (config.scramTrouble) and the docs' paragraph.
 func TestPasswordsTheDriverCannotSend(t *testing.T) {
 	t.Parallel()
-	c := sharedScram(t)
-	for _, pw := range driverLimits {
-		t.Run(pw, func(t *testing.T) {
-			t.Parallel()
-			vars := map[string]string{"MIRRORQL_DB_HOST": "127.0.0.1", "MIRRORQL_DB_PORT": strconv.Itoa(c.Port()),
-				"MIRRORQL_DB_USERNAME": c.roles[pw], "MIRRORQL_DB_PASSWORD": pw}
-			if _, _, err := connectAs(t, vars); err == nil || !strings.Contains(err.Error(), "password authentication failed") {
-				t.Errorf("%q: %v; want the driver's login refused (if it now gets in, see this test's comment)", pw, err)
-			}
-			var env []string
-			for k, v := range vars {
-				env = append(env, k+"="+v)
-			}
-			cfg, err := config.LoadEnv(env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf strings.Builder
-			cfg.LogDatabase(slog.New(slog.NewTextHandler(&buf, nil)))
-			if !strings.Contains(buf.String(), "a scram-sha-256 login may fail") {
-				t.Errorf("%q: no warning at start:\n%s", pw, buf.String())
-			}
-		})
+	for _, method := range methods {
+		c := shared(t, method)
+		for _, pw := range driverLimits {
+			t.Run(fmt.Sprintf("%s %+q", method, pw), func(t *testing.T) {
+				t.Parallel()
+				vars := map[string]string{"MIRRORQL_DB_HOST": "127.0.0.1", "MIRRORQL_DB_PORT": strconv.Itoa(c.Port()),
+					"MIRRORQL_DB_USERNAME": c.roles[pw], "MIRRORQL_DB_PASSWORD": pw}
+				user, _, err := connectAs(t, vars)
+				switch {
+				case method == "md5" && (err != nil || user != c.roles[pw]):
+					t.Errorf("%+q: %q, %v; want an md5 login", pw, user, err)
+				case method != "md5" && (err == nil || !strings.Contains(err.Error(), "password authentication failed")):
+					t.Errorf("%+q: %v; want the driver's login refused (if it now gets in, see this test's comment)", pw, err)
+				}
+				var env []string
+				for k, v := range vars {
+					env = append(env, k+"="+v)
+				}
+				cfg, err := config.LoadEnv(env)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var buf strings.Builder
+				cfg.LogDatabase(slog.New(slog.NewTextHandler(&buf, nil)))
+				if !strings.Contains(buf.String(), "a scram-sha-256 login may fail") {
+					t.Errorf("%+q: no warning at start:\n%s", pw, buf.String())
+				}
+			})
+		}
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/jackc/pgx/v5"
-
 	"mirrorql/config"
 	"mirrorql/db"
 	"mirrorql/seed"
@@ -74,7 +72,7 @@ func seedCommand(ctx context.Context, cfg config.Config, args []string, out io.W
 	if err != nil {
 		return err
 	}
-	conn, err := pgx.ConnectConfig(ctx, cc)
+	conn, err := db.Connect(ctx, cc)
 	if err != nil {
 		return fmt.Errorf("seed: connect: %w", err)
 	}

@@ -14,9 +14,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/text/unicode/norm"
 
 	"mirrorql/redact"
+	"mirrorql/saslprep"
 )
 
 // The database the service reads is given either as MIRRORQL_DATABASE_URL,
@@ -25,7 +25,8 @@ import (
 // as its umbrella chart's Secret mirror-passwords holds them. Separate
 // settings never pass through a URL, so a password needs no escaping: it is
 // handed to the driver as the bytes it was given (docs/configuration.md,
-// "The database").
+// "The database"), and the pool sends it to a scram-sha-256 login in the
+// form PostgreSQL hashes (db/login.go).
 
 // dbPart is one part of the database settings.
 type dbPart int
@@ -542,32 +543,23 @@ func orDefault(s string) string {
 	return s
 }
 
-// scramTrouble says why the driver's scram-sha-256 login may fail with pw
-// where libpq's succeeds, or "". Both hash the password after preparing it
-// (RFC 5802), PostgreSQL with SASLprep (RFC 4013), falling back to the bytes
-// as given when they are not UTF-8 or SASLprep refuses them, pgx with
-// PRECIS's OpaqueString (RFC 8265): bytes that are not UTF-8 it replaces,
-// compatibility forms it keeps where SASLprep's NFKC folds them, and the
-// characters SASLprep drops it keeps or refuses. Such a password works with
-// md5 and password authentication, which send it as it is.
+// scramTrouble says why the driver's scram-sha-256 login fails with pw, or
+// "". PostgreSQL hashes the password after its SASLprep (RFC 4013), or as
+// given where SASLprep refuses it; the pool hands the driver what
+// PostgreSQL hashes (db's login.go), and the driver prepares that once more
+// (PRECIS OpaqueString, RFC 8265), which leaves whatever SASLprep made as it
+// is. What it changes is a password SASLprep refuses: bytes that are not
+// UTF-8, which it replaces, and text it normalizes otherwise. No string the
+// driver is handed makes it hash such a password as PostgreSQL does; md5
+// and password logins, which take the password as given, succeed.
 func scramTrouble(pw string) string {
+	prepared, _ := saslprep.Prepare(pw)
 	switch {
+	case saslprep.Pgx(prepared) == prepared:
+		return ""
 	case !utf8.ValidString(pw):
 		return "the password is not UTF-8, and the driver sends it as UTF-8 with replacement characters"
-	case strings.ContainsFunc(pw, mappedToNothing):
-		return "the password holds a character PostgreSQL's SASLprep drops (a soft hyphen, a zero-width space or joiner, a variation selector) and the driver keeps"
-	case norm.NFKC.String(pw) != norm.NFC.String(pw):
-		return "the password holds a compatibility character (a ligature, a full-width or circled letter, ™) that PostgreSQL's SASLprep folds and the driver keeps"
 	}
-	return ""
-}
-
-// mappedToNothing is RFC 3454's table B.1, the characters SASLprep removes.
-func mappedToNothing(r rune) bool {
-	switch {
-	case r == 0x00AD, r == 0x034F, r == 0x1806, r >= 0x180B && r <= 0x180D, r >= 0x200B && r <= 0x200D,
-		r == 0x2060, r >= 0xFE00 && r <= 0xFE0F, r == 0xFEFF:
-		return true
-	}
-	return false
+	return "PostgreSQL's SASLprep refuses the password (a character it prohibits, or right-to-left letters beside others) " +
+		"and hashes it as given, and the driver changes it (NFC, a non-ASCII space)"
 }

@@ -105,7 +105,9 @@ func Open(o Options) (*DB, error) {
 	// start-up parameter, which PgBouncer refuses ("unsupported startup
 	// parameter") unless told to ignore it, and then would not apply it.
 	ms := strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
-	sqldb := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, conn *pgx.Conn) error {
+	// connector: a password PostgreSQL's SCRAM and md5 take in different
+	// forms logs in with either (login.go).
+	sqldb := sql.OpenDB(connector(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, conn *pgx.Conn) error {
 		if o.StatementTimeout > 0 {
 			if _, err := conn.Exec(ctx, "SELECT set_config('statement_timeout', $1, false)", ms); err != nil {
 				return err
@@ -126,7 +128,7 @@ func Open(o Options) (*DB, error) {
 			err = nil
 		}
 		return err
-	}))
+	})))
 	size := o.PoolSize
 	if size < 1 {
 		size = 10

@@ -48,6 +48,7 @@ var importRules = []importRule{
 	{name: "below the faces, code and tests import no face", tests: true, denied: aboveFaces, who: []string{
 		"mirrorql/model", "mirrorql/app/...", "mirrorql/db/...", "mirrorql/live/...",
 		"mirrorql/tests/testdb/...", "mirrorql/fixture/...", "mirrorql/seed/...", "mirrorql/stmtlog/...", "mirrorql/explain/...",
+		"mirrorql/saslprep",
 	}},
 }
 

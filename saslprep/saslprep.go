@@ -1,0 +1,141 @@
+// Package saslprep prepares a password as PostgreSQL does before it hashes
+// it for SCRAM-SHA-256, so that a client whose own preparation differs (pgx)
+// can be handed the password PostgreSQL hashed.
+//
+// PostgreSQL prepares a password with SASLprep (RFC 4013) in its own way
+// (src/common/saslprep.c, pg_saslprep, the same in the server and in libpq,
+// 10 to 18), which differs from the RFC and from other SASLprep libraries
+// in ways that change the result:
+//
+//   - a string of ASCII alone is taken as it is, control characters too;
+//   - a zero-width space (U+200B), in both tables, is mapped to a space
+//     (table C.1.2, tried first), not to nothing (B.1);
+//   - the prohibited, unassigned and bidirectional checks look at the
+//     string as mapped, before NFKC, not at the normalized output;
+//   - a string that nothing is left of is refused.
+//
+// Where pg_saslprep refuses a password (bytes that are not UTF-8, a
+// prohibited character, a code point Unicode 3.2 had not assigned, mixed
+// directions, nothing left), PostgreSQL hashes the bytes as they are.
+//
+// The tables are RFC 3454's, from github.com/xdg-go/stringprep (but B.1,
+// which it lacks a character of); normalization is golang.org/x/text's NFKC. PostgreSQL normalizes with
+// tables of a newer Unicode than 3.2, as x/text does; the two agree on
+// every string this package prepares, since it prepares only characters
+// Unicode 3.2 assigned, whose normalization Unicode keeps stable.
+package saslprep
+
+import (
+	"unicode/utf8"
+
+	"github.com/xdg-go/stringprep"
+	"golang.org/x/text/secure/precis"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Prepare returns pw as PostgreSQL prepares it before hashing it for
+// SCRAM-SHA-256, and true; or pw itself and false when PostgreSQL's SASLprep
+// refuses it and PostgreSQL hashes pw's bytes as they are.
+func Prepare(pw string) (string, bool) {
+	if ascii(pw) {
+		return pw, true
+	}
+	if !utf8.ValidString(pw) {
+		return pw, false
+	}
+	// 1. Map: non-ASCII spaces to a space, then the characters commonly
+	// mapped to nothing to nothing (PostgreSQL's order: U+200B, in both,
+	// becomes a space).
+	mapped := make([]rune, 0, len(pw))
+	for _, r := range pw {
+		switch {
+		case stringprep.TableC1_2.Contains(r):
+			mapped = append(mapped, ' ')
+		case !mappedToNothing(r):
+			mapped = append(mapped, r)
+		}
+	}
+	if len(mapped) == 0 {
+		return pw, false
+	}
+	// 3. Prohibit, and 4. check the directions: on the mapped string, as
+	// PostgreSQL checks them (not on step 2's output).
+	randAL := false
+	for _, r := range mapped {
+		if prohibited(r) || stringprep.TableA1.Contains(r) {
+			return pw, false
+		}
+		randAL = randAL || stringprep.TableD1.Contains(r)
+	}
+	if randAL {
+		for _, r := range mapped {
+			if stringprep.TableD2.Contains(r) {
+				return pw, false
+			}
+		}
+		if !stringprep.TableD1.Contains(mapped[0]) || !stringprep.TableD1.Contains(mapped[len(mapped)-1]) {
+			return pw, false
+		}
+	}
+	// 2. Normalize.
+	return norm.NFKC.String(string(mapped)), true
+}
+
+// Pgx returns what pgx v5 hashes for SCRAM-SHA-256 when handed pw, a copy
+// of its preparation (pgconn's normalizeScramPassword): pw as it is when it
+// holds a code point Unicode 3.2 had not assigned, or when PRECIS's
+// OpaqueString (RFC 8265) refuses it (a control character, a private-use
+// one, …); else OpaqueString's output: NFC, non-ASCII spaces as a space,
+// and bytes that are not UTF-8 replaced by U+FFFD. Where Pgx(x) is not
+// Prepare(pw) for any x, pgx cannot log in with pw under scram-sha-256; the
+// tests hold the copy to the driver in use, against real servers.
+func Pgx(pw string) string {
+	for _, r := range pw {
+		if stringprep.TableA1.Contains(r) {
+			return pw
+		}
+	}
+	out, err := precis.OpaqueString.String(pw)
+	if err != nil {
+		return pw
+	}
+	return out
+}
+
+// mappedToNothing reports whether r is one of the characters SASLprep
+// drops: RFC 3454's table B.1 ("commonly mapped to nothing"), written out
+// here since stringprep's TableB1 (v1.0.4) lacks U+1806, MONGOLIAN TODO
+// SOFT HYPHEN, which PostgreSQL drops (TestPrepareAsPostgreSQL).
+func mappedToNothing(r rune) bool {
+	switch {
+	case r == 0x00AD, r == 0x034F, r == 0x1806, r >= 0x180B && r <= 0x180D, r >= 0x200B && r <= 0x200D,
+		r == 0x2060, r >= 0xFE00 && r <= 0xFE0F, r == 0xFEFF:
+		return true
+	}
+	return false
+}
+
+// prohibitedTables are SASLprep's prohibited output (RFC 4013, 2.3):
+// RFC 3454's C.1.2 and C.2.1 to C.9.
+var prohibitedTables = []stringprep.Set{
+	stringprep.TableC1_2, stringprep.TableC2_1, stringprep.TableC2_2, stringprep.TableC3, stringprep.TableC4,
+	stringprep.TableC5, stringprep.TableC6, stringprep.TableC7, stringprep.TableC8, stringprep.TableC9,
+}
+
+func prohibited(r rune) bool {
+	for _, t := range prohibitedTables {
+		if t.Contains(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}

@@ -7,7 +7,7 @@ require (
 	connectrpc.com/cors v0.1.0
 	connectrpc.com/grpchealth v1.5.0
 	connectrpc.com/grpcreflect v1.3.1
-	github.com/99designs/gqlgen v0.17.98
+	github.com/99designs/gqlgen v0.17.91
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/caarlos0/env/v11 v11.4.2
 	github.com/chromedp/cdproto v0.159.0

@@ -98,13 +98,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
-	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
-		return graphql.NewInputUnmarshalerIndex(
-			graphql.NewInputUnmarshaler("EntityIdFilter", ec.unmarshalInputEntityIdFilter),
-			graphql.NewInputUnmarshaler("LongFilter", ec.unmarshalInputLongFilter),
-			graphql.NewInputUnmarshaler("TimestampFilter", ec.unmarshalInputTimestampFilter),
-		)
-	}
+	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
+		ec.unmarshalInputEntityIdFilter,
+		ec.unmarshalInputLongFilter,
+		ec.unmarshalInputTimestampFilter,
+	)
 	first := true
 
 	switch opCtx.Operation.Operation {
@@ -114,7 +112,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			var data graphql.Marshaler
 			if first {
 				first = false
-				ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
+				ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
 				data = ec._Query(ctx, opCtx.Operation.SelectionSet)
 			} else {
 				if atomic.LoadInt32(&ec.PendingDeferred) > 0 {
@@ -962,8 +960,8 @@ func (ec *executionContext) field___Directive_args_args(ctx context.Context, raw
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
-		func(ctx context.Context, v any) (bool, error) {
-			return ec.unmarshalOBoolean2bool(ctx, v)
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -976,8 +974,8 @@ func (ec *executionContext) field___Field_args_args(ctx context.Context, rawArgs
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
-		func(ctx context.Context, v any) (bool, error) {
-			return ec.unmarshalOBoolean2bool(ctx, v)
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -1001,20 +999,6 @@ func (ec *executionContext) field___Type_enumValues_args(ctx context.Context, ra
 }
 
 func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
-	var err error
-	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
-		func(ctx context.Context, v any) (bool, error) {
-			return ec.unmarshalOBoolean2bool(ctx, v)
-		})
-	if err != nil {
-		return nil, err
-	}
-	args["includeDeprecated"] = arg0
-	return args, nil
-}
-
-func (ec *executionContext) field___Type_inputFields_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "includeDeprecated",
@@ -1052,7 +1036,7 @@ func (ec *executionContext) _ActivityBucket_from(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_ActivityBucket_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ActivityBucket", field, true, false, "Timestamp")
+	return graphql.NewScalarFieldContext("ActivityBucket", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _ActivityBucket_to(ctx context.Context, field graphql.CollectedField, obj *view.ActivityBucket) (ret graphql.Marshaler) {
@@ -1075,7 +1059,7 @@ func (ec *executionContext) _ActivityBucket_to(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_ActivityBucket_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ActivityBucket", field, true, false, "Timestamp")
+	return graphql.NewScalarFieldContext("ActivityBucket", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _ActivityBucket_messages(ctx context.Context, field graphql.CollectedField, obj *view.ActivityBucket) (ret graphql.Marshaler) {
@@ -1098,7 +1082,7 @@ func (ec *executionContext) _ActivityBucket_messages(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_ActivityBucket_messages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ActivityBucket", field, true, false, "Long")
+	return graphql.NewScalarFieldContext("ActivityBucket", field, true, false, errors.New("field of type Long does not have child fields"))
 }
 
 func (ec *executionContext) _ChunkInfo_initialTransactionId(ctx context.Context, field graphql.CollectedField, obj *view.ChunkInfo) (ret graphql.Marshaler) {
@@ -1153,7 +1137,7 @@ func (ec *executionContext) _ChunkInfo_number(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_ChunkInfo_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChunkInfo", field, true, false, "Int")
+	return graphql.NewScalarFieldContext("ChunkInfo", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _ChunkInfo_total(ctx context.Context, field graphql.CollectedField, obj *view.ChunkInfo) (ret graphql.Marshaler) {
@@ -1176,7 +1160,7 @@ func (ec *executionContext) _ChunkInfo_total(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_ChunkInfo_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChunkInfo", field, true, false, "Int")
+	return graphql.NewScalarFieldContext("ChunkInfo", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _CustomFees_createdTimestamp(ctx context.Context, field graphql.CollectedField, obj *view.CustomFees) (ret graphql.Marshaler) {
@@ -1199,7 +1183,7 @@ func (ec *executionContext) _CustomFees_createdTimestamp(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_CustomFees_createdTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("CustomFees", field, true, false, "Timestamp")
+	return graphql.NewScalarFieldContext("CustomFees", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _CustomFees_fixedFees(ctx context.Context, field graphql.CollectedField, obj *view.CustomFees) (ret graphql.Marshaler) {
@@ -1254,7 +1238,7 @@ func (ec *executionContext) _FixedFee_amount(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_FixedFee_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FixedFee", field, true, false, "Long")
+	return graphql.NewScalarFieldContext("FixedFee", field, true, false, errors.New("field of type Long does not have child fields"))
 }
 
 func (ec *executionContext) _FixedFee_collectorAccountId(ctx context.Context, field graphql.CollectedField, obj *view.FixedFee) (ret graphql.Marshaler) {
@@ -1277,7 +1261,7 @@ func (ec *executionContext) _FixedFee_collectorAccountId(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_FixedFee_collectorAccountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FixedFee", field, true, false, "EntityId")
+	return graphql.NewScalarFieldContext("FixedFee", field, true, false, errors.New("field of type EntityId does not have child fields"))
 }
 
 func (ec *executionContext) _FixedFee_denominatingTokenId(ctx context.Context, field graphql.CollectedField, obj *view.FixedFee) (ret graphql.Marshaler) {
@@ -1300,7 +1284,7 @@ func (ec *executionContext) _FixedFee_denominatingTokenId(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_FixedFee_denominatingTokenId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FixedFee", field, true, false, "EntityId")
+	return graphql.NewScalarFieldContext("FixedFee", field, true, false, errors.New("field of type EntityId does not have child fields"))
 }
 
 func (ec *executionContext) _Key_type(ctx context.Context, field graphql.CollectedField, obj *view.Key) (ret graphql.Marshaler) {
@@ -1323,7 +1307,7 @@ func (ec *executionContext) _Key_type(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Key_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Key", field, true, false, "KeyType")
+	return graphql.NewScalarFieldContext("Key", field, true, false, errors.New("field of type KeyType does not have child fields"))
 }
 
 func (ec *executionContext) _Key_key(ctx context.Context, field graphql.CollectedField, obj *view.Key) (ret graphql.Marshaler) {
@@ -1346,7 +1330,7 @@ func (ec *executionContext) _Key_key(ctx context.Context, field graphql.Collecte
 	)
 }
 func (ec *executionContext) fieldContext_Key_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Key", field, true, false, "String")
+	return graphql.NewScalarFieldContext("Key", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -1369,7 +1353,7 @@ func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
@@ -1392,7 +1376,7 @@ func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Query_topic(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -1760,10 +1744,10 @@ func (ec *executionContext) _Query___schema(ctx context.Context, field graphql.C
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
-			return ec.marshalN__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx, selections, v)
+			return ec.marshalO__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -1799,7 +1783,7 @@ func (ec *executionContext) _Schedule_id(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, "EntityId")
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type EntityId does not have child fields"))
 }
 
 func (ec *executionContext) _Schedule_adminKey(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1854,7 +1838,7 @@ func (ec *executionContext) _Schedule_consensusTimestamp(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_consensusTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, "Timestamp")
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _Schedule_creatorAccountId(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1877,7 +1861,7 @@ func (ec *executionContext) _Schedule_creatorAccountId(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_creatorAccountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, "EntityId")
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type EntityId does not have child fields"))
 }
 
 func (ec *executionContext) _Schedule_payerAccountId(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1900,7 +1884,7 @@ func (ec *executionContext) _Schedule_payerAccountId(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_payerAccountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, "EntityId")
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type EntityId does not have child fields"))
 }
 
 func (ec *executionContext) _Schedule_deleted(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1923,7 +1907,7 @@ func (ec *executionContext) _Schedule_deleted(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, "Boolean")
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Schedule_executedTimestamp(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1946,7 +1930,7 @@ func (ec *executionContext) _Schedule_executedTimestamp(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_executedTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, "Timestamp")
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _Schedule_expirationTime(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1969,7 +1953,7 @@ func (ec *executionContext) _Schedule_expirationTime(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_expirationTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, "Timestamp")
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _Schedule_memo(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -1992,7 +1976,7 @@ func (ec *executionContext) _Schedule_memo(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_memo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, "String")
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Schedule_signatures(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -2047,7 +2031,7 @@ func (ec *executionContext) _Schedule_transactionBody(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_transactionBody(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, "String")
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Schedule_waitForExpiry(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -2070,7 +2054,7 @@ func (ec *executionContext) _Schedule_waitForExpiry(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_waitForExpiry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, false, "Boolean")
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Schedule_status(ctx context.Context, field graphql.CollectedField, obj *view.Schedule) (ret graphql.Marshaler) {
@@ -2093,7 +2077,7 @@ func (ec *executionContext) _Schedule_status(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, true, "ScheduleStatus")
+	return graphql.NewScalarFieldContext("Schedule", field, true, true, errors.New("field of type ScheduleStatus does not have child fields"))
 }
 
 func (ec *executionContext) _ScheduleConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ScheduleConnection) (ret graphql.Marshaler) {
@@ -2212,7 +2196,7 @@ func (ec *executionContext) _ScheduleEdge_cursor(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleEdge", field, false, false, "String")
+	return graphql.NewScalarFieldContext("ScheduleEdge", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ScheduleEdge_node(ctx context.Context, field graphql.CollectedField, obj *ScheduleEdge) (ret graphql.Marshaler) {
@@ -2267,7 +2251,7 @@ func (ec *executionContext) _ScheduleSignature_consensusTimestamp(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleSignature_consensusTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, "Timestamp")
+	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _ScheduleSignature_publicKeyPrefix(ctx context.Context, field graphql.CollectedField, obj *view.ScheduleSignature) (ret graphql.Marshaler) {
@@ -2290,7 +2274,7 @@ func (ec *executionContext) _ScheduleSignature_publicKeyPrefix(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleSignature_publicKeyPrefix(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, "String")
+	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ScheduleSignature_signature(ctx context.Context, field graphql.CollectedField, obj *view.ScheduleSignature) (ret graphql.Marshaler) {
@@ -2313,7 +2297,7 @@ func (ec *executionContext) _ScheduleSignature_signature(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleSignature_signature(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, "String")
+	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ScheduleSignature_type(ctx context.Context, field graphql.CollectedField, obj *view.ScheduleSignature) (ret graphql.Marshaler) {
@@ -2336,7 +2320,7 @@ func (ec *executionContext) _ScheduleSignature_type(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_ScheduleSignature_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, "String")
+	return graphql.NewScalarFieldContext("ScheduleSignature", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Subscription_topicMessages(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
@@ -2403,7 +2387,7 @@ func (ec *executionContext) _TimestampRange_from(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_TimestampRange_from(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimestampRange", field, true, false, "Timestamp")
+	return graphql.NewScalarFieldContext("TimestampRange", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _TimestampRange_to(ctx context.Context, field graphql.CollectedField, obj *view.TimestampRange) (ret graphql.Marshaler) {
@@ -2426,7 +2410,7 @@ func (ec *executionContext) _TimestampRange_to(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_TimestampRange_to(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TimestampRange", field, true, false, "Timestamp")
+	return graphql.NewScalarFieldContext("TimestampRange", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _Topic_id(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2449,7 +2433,7 @@ func (ec *executionContext) _Topic_id(ctx context.Context, field graphql.Collect
 	)
 }
 func (ec *executionContext) fieldContext_Topic_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, false, "EntityId")
+	return graphql.NewScalarFieldContext("Topic", field, true, false, errors.New("field of type EntityId does not have child fields"))
 }
 
 func (ec *executionContext) _Topic_memo(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2472,7 +2456,7 @@ func (ec *executionContext) _Topic_memo(ctx context.Context, field graphql.Colle
 	)
 }
 func (ec *executionContext) fieldContext_Topic_memo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, false, "String")
+	return graphql.NewScalarFieldContext("Topic", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Topic_deleted(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2495,7 +2479,7 @@ func (ec *executionContext) _Topic_deleted(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_Topic_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, false, "Boolean")
+	return graphql.NewScalarFieldContext("Topic", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Topic_createdTimestamp(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2518,7 +2502,7 @@ func (ec *executionContext) _Topic_createdTimestamp(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Topic_createdTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, false, "Timestamp")
+	return graphql.NewScalarFieldContext("Topic", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _Topic_timestamp(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2701,7 +2685,7 @@ func (ec *executionContext) _Topic_autoRenewAccountId(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Topic_autoRenewAccountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, false, "EntityId")
+	return graphql.NewScalarFieldContext("Topic", field, true, false, errors.New("field of type EntityId does not have child fields"))
 }
 
 func (ec *executionContext) _Topic_autoRenewPeriod(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2724,7 +2708,7 @@ func (ec *executionContext) _Topic_autoRenewPeriod(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Topic_autoRenewPeriod(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, false, "Long")
+	return graphql.NewScalarFieldContext("Topic", field, true, false, errors.New("field of type Long does not have child fields"))
 }
 
 func (ec *executionContext) _Topic_customFees(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -2823,7 +2807,7 @@ func (ec *executionContext) _Topic_messageCount(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Topic_messageCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Topic", field, true, true, "Long")
+	return graphql.NewScalarFieldContext("Topic", field, true, true, errors.New("field of type Long does not have child fields"))
 }
 
 func (ec *executionContext) _Topic_latestMessage(ctx context.Context, field graphql.CollectedField, obj *view.Topic) (ret graphql.Marshaler) {
@@ -3062,7 +3046,7 @@ func (ec *executionContext) _TopicEdge_cursor(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext_TopicEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicEdge", field, false, false, "String")
+	return graphql.NewScalarFieldContext("TopicEdge", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TopicEdge_node(ctx context.Context, field graphql.CollectedField, obj *TopicEdge) (ret graphql.Marshaler) {
@@ -3117,7 +3101,7 @@ func (ec *executionContext) _TopicMessage_topicId(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessage_topicId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, "EntityId")
+	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, errors.New("field of type EntityId does not have child fields"))
 }
 
 func (ec *executionContext) _TopicMessage_topic(ctx context.Context, field graphql.CollectedField, obj *view.TopicMessage) (ret graphql.Marshaler) {
@@ -3172,7 +3156,7 @@ func (ec *executionContext) _TopicMessage_sequenceNumber(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessage_sequenceNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, "Long")
+	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, errors.New("field of type Long does not have child fields"))
 }
 
 func (ec *executionContext) _TopicMessage_consensusTimestamp(ctx context.Context, field graphql.CollectedField, obj *view.TopicMessage) (ret graphql.Marshaler) {
@@ -3195,7 +3179,7 @@ func (ec *executionContext) _TopicMessage_consensusTimestamp(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessage_consensusTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, "Timestamp")
+	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) _TopicMessage_message(ctx context.Context, field graphql.CollectedField, obj *view.TopicMessage) (ret graphql.Marshaler) {
@@ -3262,7 +3246,7 @@ func (ec *executionContext) _TopicMessage_payerAccountId(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessage_payerAccountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, "EntityId")
+	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, errors.New("field of type EntityId does not have child fields"))
 }
 
 func (ec *executionContext) _TopicMessage_runningHash(ctx context.Context, field graphql.CollectedField, obj *view.TopicMessage) (ret graphql.Marshaler) {
@@ -3285,7 +3269,7 @@ func (ec *executionContext) _TopicMessage_runningHash(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessage_runningHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, "String")
+	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TopicMessage_runningHashVersion(ctx context.Context, field graphql.CollectedField, obj *view.TopicMessage) (ret graphql.Marshaler) {
@@ -3308,7 +3292,7 @@ func (ec *executionContext) _TopicMessage_runningHashVersion(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessage_runningHashVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, "Int")
+	return graphql.NewScalarFieldContext("TopicMessage", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _TopicMessage_chunkInfo(ctx context.Context, field graphql.CollectedField, obj *view.TopicMessage) (ret graphql.Marshaler) {
@@ -3535,7 +3519,7 @@ func (ec *executionContext) _TopicMessageEdge_cursor(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_TopicMessageEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TopicMessageEdge", field, false, false, "String")
+	return graphql.NewScalarFieldContext("TopicMessageEdge", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TopicMessageEdge_node(ctx context.Context, field graphql.CollectedField, obj *TopicMessageEdge) (ret graphql.Marshaler) {
@@ -3590,7 +3574,7 @@ func (ec *executionContext) _TransactionId_accountId(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_TransactionId_accountId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TransactionId", field, true, false, "EntityId")
+	return graphql.NewScalarFieldContext("TransactionId", field, true, false, errors.New("field of type EntityId does not have child fields"))
 }
 
 func (ec *executionContext) _TransactionId_nonce(ctx context.Context, field graphql.CollectedField, obj *view.TransactionID) (ret graphql.Marshaler) {
@@ -3613,7 +3597,7 @@ func (ec *executionContext) _TransactionId_nonce(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext_TransactionId_nonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TransactionId", field, true, false, "Int")
+	return graphql.NewScalarFieldContext("TransactionId", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _TransactionId_scheduled(ctx context.Context, field graphql.CollectedField, obj *view.TransactionID) (ret graphql.Marshaler) {
@@ -3636,7 +3620,7 @@ func (ec *executionContext) _TransactionId_scheduled(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_TransactionId_scheduled(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TransactionId", field, true, false, "Boolean")
+	return graphql.NewScalarFieldContext("TransactionId", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _TransactionId_transactionValidStart(ctx context.Context, field graphql.CollectedField, obj *view.TransactionID) (ret graphql.Marshaler) {
@@ -3659,7 +3643,7 @@ func (ec *executionContext) _TransactionId_transactionValidStart(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_TransactionId_transactionValidStart(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TransactionId", field, true, false, "Timestamp")
+	return graphql.NewScalarFieldContext("TransactionId", field, true, false, errors.New("field of type Timestamp does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -3682,7 +3666,7 @@ func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___Directive_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, "String")
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -3705,7 +3689,7 @@ func (ec *executionContext) ___Directive_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___Directive_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, true, false, "String")
+	return graphql.NewScalarFieldContext("__Directive", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -3728,7 +3712,7 @@ func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, "Boolean")
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_locations(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -3751,7 +3735,7 @@ func (ec *executionContext) ___Directive_locations(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Directive_locations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Directive", field, false, false, "__DirectiveLocation")
+	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type __DirectiveLocation does not have child fields"))
 }
 
 func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
@@ -3763,8 +3747,7 @@ func (ec *executionContext) ___Directive_args(ctx context.Context, field graphql
 			return ec.fieldContext___Directive_args(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return obj.VisibleArgs(fc.Args["includeDeprecated"].(bool)), nil
+			return obj.Args, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -3778,7 +3761,7 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 	fc = &graphql.FieldContext{
 		Object:     "__Directive",
 		Field:      field,
-		IsMethod:   true,
+		IsMethod:   false,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
@@ -3818,7 +3801,7 @@ func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, "String")
+	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___EnumValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -3841,7 +3824,7 @@ func (ec *executionContext) ___EnumValue_description(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -3864,7 +3847,7 @@ func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "Boolean")
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
@@ -3887,7 +3870,7 @@ func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, "String")
+	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -3910,7 +3893,7 @@ func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext___Field_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, false, false, "String")
+	return graphql.NewScalarFieldContext("__Field", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Field_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -3933,7 +3916,7 @@ func (ec *executionContext) ___Field_description(ctx context.Context, field grap
 	)
 }
 func (ec *executionContext) fieldContext___Field_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
+	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -3945,8 +3928,7 @@ func (ec *executionContext) ___Field_args(ctx context.Context, field graphql.Col
 			return ec.fieldContext___Field_args(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return obj.VisibleArgs(fc.Args["includeDeprecated"].(bool)), nil
+			return obj.Args, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -3960,7 +3942,7 @@ func (ec *executionContext) fieldContext___Field_args(ctx context.Context, field
 	fc = &graphql.FieldContext{
 		Object:     "__Field",
 		Field:      field,
-		IsMethod:   true,
+		IsMethod:   false,
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
@@ -4032,7 +4014,7 @@ func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Field_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, "Boolean")
+	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
@@ -4055,7 +4037,7 @@ func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Field", field, true, false, "String")
+	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -4078,7 +4060,7 @@ func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
+	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___InputValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -4101,7 +4083,7 @@ func (ec *executionContext) ___InputValue_description(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___InputValue_type(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -4156,7 +4138,7 @@ func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, false, false, "String")
+	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -4179,7 +4161,7 @@ func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_isDeprecated(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "Boolean")
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
@@ -4202,7 +4184,7 @@ func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext___InputValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__InputValue", field, true, false, "String")
+	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Schema_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -4225,7 +4207,7 @@ func (ec *executionContext) ___Schema_description(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext___Schema_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Schema", field, true, false, "String")
+	return graphql.NewScalarFieldContext("__Schema", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Schema_types(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
@@ -4408,7 +4390,7 @@ func (ec *executionContext) ___Type_kind(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "__TypeKind")
+	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type __TypeKind does not have child fields"))
 }
 
 func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -4431,7 +4413,7 @@ func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.Coll
 	)
 }
 func (ec *executionContext) fieldContext___Type_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
+	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Type_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -4454,7 +4436,7 @@ func (ec *executionContext) ___Type_description(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext___Type_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
+	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -4477,7 +4459,7 @@ func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext___Type_specifiedByURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "String")
+	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Type_fields(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
@@ -4641,8 +4623,7 @@ func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graph
 			return ec.fieldContext___Type_inputFields(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return obj.VisibleInputFields(fc.Args["includeDeprecated"].(bool)), nil
+			return obj.InputFields(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
@@ -4652,7 +4633,7 @@ func (ec *executionContext) ___Type_inputFields(ctx context.Context, field graph
 		false,
 	)
 }
-func (ec *executionContext) fieldContext___Type_inputFields(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext___Type_inputFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "__Type",
 		Field:      field,
@@ -4661,17 +4642,6 @@ func (ec *executionContext) fieldContext___Type_inputFields(ctx context.Context,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___InputValue(ctx, field)
 		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field___Type_inputFields_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
 	}
 	return fc, nil
 }
@@ -4728,7 +4698,7 @@ func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("__Type", field, true, false, "Boolean")
+	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -4800,18 +4770,6 @@ func (ec *executionContext) unmarshalInputEntityIdFilter(ctx context.Context, ob
 	return it, nil
 }
 
-// UnmarshalEntityIdFilter unmarshals raw into the EntityIdFilter input type, using the
-// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
-// object that was not passed as a field argument.
-//
-// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
-// and the returned error says so.
-func UnmarshalEntityIdFilter(ctx context.Context, raw any) (EntityIDFilter, error) {
-	var out EntityIDFilter
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "EntityIdFilter", raw, &out)
-	return out, err
-}
-
 func (ec *executionContext) unmarshalInputLongFilter(ctx context.Context, obj any) (LongFilter, error) {
 	var it LongFilter
 	if obj == nil {
@@ -4875,18 +4833,6 @@ func (ec *executionContext) unmarshalInputLongFilter(ctx context.Context, obj an
 		}
 	}
 	return it, nil
-}
-
-// UnmarshalLongFilter unmarshals raw into the LongFilter input type, using the
-// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
-// object that was not passed as a field argument.
-//
-// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
-// and the returned error says so.
-func UnmarshalLongFilter(ctx context.Context, raw any) (LongFilter, error) {
-	var out LongFilter
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "LongFilter", raw, &out)
-	return out, err
 }
 
 func (ec *executionContext) unmarshalInputTimestampFilter(ctx context.Context, obj any) (TimestampFilter, error) {
@@ -4954,18 +4900,6 @@ func (ec *executionContext) unmarshalInputTimestampFilter(ctx context.Context, o
 	return it, nil
 }
 
-// UnmarshalTimestampFilter unmarshals raw into the TimestampFilter input type, using the
-// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
-// object that was not passed as a field argument.
-//
-// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
-// and the returned error says so.
-func UnmarshalTimestampFilter(ctx context.Context, raw any) (TimestampFilter, error) {
-	var out TimestampFilter
-	err := graphql.UnmarshalNamedInputFromContext(ctx, "TimestampFilter", raw, &out)
-	return out, err
-}
-
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -4980,7 +4914,7 @@ func (ec *executionContext) _ActivityBucket(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, activityBucketImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5009,9 +4943,15 @@ func (ec *executionContext) _ActivityBucket(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5023,7 +4963,7 @@ func (ec *executionContext) _ChunkInfo(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, chunkInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5052,9 +4992,15 @@ func (ec *executionContext) _ChunkInfo(ctx context.Context, sel ast.SelectionSet
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5066,7 +5012,7 @@ func (ec *executionContext) _CustomFees(ctx context.Context, sel ast.SelectionSe
 	fields := graphql.CollectFields(ec.OperationContext, sel, customFeesImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5090,9 +5036,15 @@ func (ec *executionContext) _CustomFees(ctx context.Context, sel ast.SelectionSe
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5104,7 +5056,7 @@ func (ec *executionContext) _FixedFee(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, fixedFeeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5133,9 +5085,15 @@ func (ec *executionContext) _FixedFee(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5147,7 +5105,7 @@ func (ec *executionContext) _Key(ctx context.Context, sel ast.SelectionSet, obj 
 	fields := graphql.CollectFields(ec.OperationContext, sel, keyImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5171,9 +5129,15 @@ func (ec *executionContext) _Key(ctx context.Context, sel ast.SelectionSet, obj 
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5185,7 +5149,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5209,9 +5173,15 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5226,7 +5196,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	})
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -5237,47 +5207,159 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Query")
 		case "topic":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_topic(ctx, field)
-				})
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_topic(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "topics":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_topics(ctx, field)
-				})
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_topics(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "topicMessage":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_topicMessage(ctx, field)
-				})
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_topicMessage(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "topicMessageByTimestamp":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_topicMessageByTimestamp(ctx, field)
-				})
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_topicMessageByTimestamp(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "topicMessages":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_topicMessages(ctx, field)
-				})
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_topicMessages(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "schedule":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_schedule(ctx, field)
-				})
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_schedule(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "schedules":
-			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Query_schedules(ctx, field)
-				})
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_schedules(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -5289,7 +5371,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___schema(ctx, field)
 			})
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
@@ -5301,9 +5383,15 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5315,7 +5403,7 @@ func (ec *executionContext) _Schedule(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, scheduleImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5381,11 +5469,41 @@ func (ec *executionContext) _Schedule(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Schedule_status(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Schedule_status(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
 				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -5395,9 +5513,15 @@ func (ec *executionContext) _Schedule(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5409,7 +5533,7 @@ func (ec *executionContext) _ScheduleConnection(ctx context.Context, sel ast.Sel
 	fields := graphql.CollectFields(ec.OperationContext, sel, scheduleConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5438,9 +5562,15 @@ func (ec *executionContext) _ScheduleConnection(ctx context.Context, sel ast.Sel
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5452,7 +5582,7 @@ func (ec *executionContext) _ScheduleEdge(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, scheduleEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5476,9 +5606,15 @@ func (ec *executionContext) _ScheduleEdge(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5490,7 +5626,7 @@ func (ec *executionContext) _ScheduleSignature(ctx context.Context, sel ast.Sele
 	fields := graphql.CollectFields(ec.OperationContext, sel, scheduleSignatureImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5524,9 +5660,15 @@ func (ec *executionContext) _ScheduleSignature(ctx context.Context, sel ast.Sele
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5558,7 +5700,7 @@ func (ec *executionContext) _TimestampRange(ctx context.Context, sel ast.Selecti
 	fields := graphql.CollectFields(ec.OperationContext, sel, timestampRangeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5582,9 +5724,15 @@ func (ec *executionContext) _TimestampRange(ctx context.Context, sel ast.Selecti
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5596,7 +5744,7 @@ func (ec *executionContext) _Topic(ctx context.Context, sel ast.SelectionSet, ob
 	fields := graphql.CollectFields(ec.OperationContext, sel, topicImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5662,35 +5810,185 @@ func (ec *executionContext) _Topic(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "message":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Topic_message(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Topic_message(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
 				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "messageCount":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Topic_messageCount(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Topic_messageCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
 				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "latestMessage":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Topic_latestMessage(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Topic_latestMessage(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
 				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "activity":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Topic_activity(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Topic_activity(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
 				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "messages":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, true,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._Topic_messages(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Topic_messages(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
 				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -5700,9 +5998,15 @@ func (ec *executionContext) _Topic(ctx context.Context, sel ast.SelectionSet, ob
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5714,7 +6018,7 @@ func (ec *executionContext) _TopicConnection(ctx context.Context, sel ast.Select
 	fields := graphql.CollectFields(ec.OperationContext, sel, topicConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5743,9 +6047,15 @@ func (ec *executionContext) _TopicConnection(ctx context.Context, sel ast.Select
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5757,7 +6067,7 @@ func (ec *executionContext) _TopicEdge(ctx context.Context, sel ast.SelectionSet
 	fields := graphql.CollectFields(ec.OperationContext, sel, topicEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5781,9 +6091,15 @@ func (ec *executionContext) _TopicEdge(ctx context.Context, sel ast.SelectionSet
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5795,7 +6111,7 @@ func (ec *executionContext) _TopicMessage(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, topicMessageImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5806,11 +6122,41 @@ func (ec *executionContext) _TopicMessage(ctx context.Context, sel ast.Selection
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "topic":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._TopicMessage_topic(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TopicMessage_topic(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
 				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "sequenceNumber":
 			out.Values[i] = ec._TopicMessage_sequenceNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -5847,17 +6193,77 @@ func (ec *executionContext) _TopicMessage(ctx context.Context, sel ast.Selection
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "chunks":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._TopicMessage_chunks(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TopicMessage_chunks(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
 				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "fullMessage":
-			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
-				true, false,
-				func(ctx context.Context) graphql.Marshaler {
-					return ec._TopicMessage_fullMessage(ctx, field, obj)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TopicMessage_fullMessage(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.Deferrable != nil {
+				dfs, ok := deferred[field.Deferrable.Label]
+				di := 0
+				if ok {
+					dfs.AddField(field)
+					di = len(dfs.Values) - 1
+				} else {
+					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
+					deferred[field.Deferrable.Label] = dfs
+				}
+				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, dfs)
 				})
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -5867,9 +6273,15 @@ func (ec *executionContext) _TopicMessage(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5881,7 +6293,7 @@ func (ec *executionContext) _TopicMessageConnection(ctx context.Context, sel ast
 	fields := graphql.CollectFields(ec.OperationContext, sel, topicMessageConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5910,9 +6322,15 @@ func (ec *executionContext) _TopicMessageConnection(ctx context.Context, sel ast
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5924,7 +6342,7 @@ func (ec *executionContext) _TopicMessageEdge(ctx context.Context, sel ast.Selec
 	fields := graphql.CollectFields(ec.OperationContext, sel, topicMessageEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5948,9 +6366,15 @@ func (ec *executionContext) _TopicMessageEdge(ctx context.Context, sel ast.Selec
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -5962,7 +6386,7 @@ func (ec *executionContext) _TransactionId(ctx context.Context, sel ast.Selectio
 	fields := graphql.CollectFields(ec.OperationContext, sel, transactionIdImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -5996,9 +6420,15 @@ func (ec *executionContext) _TransactionId(ctx context.Context, sel ast.Selectio
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -6010,7 +6440,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6049,9 +6479,15 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -6063,7 +6499,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6097,9 +6533,15 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -6111,7 +6553,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6155,9 +6597,15 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -6169,7 +6617,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6213,9 +6661,15 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -6227,7 +6681,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6271,9 +6725,15 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -6285,7 +6745,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
 
 	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
+	deferred := make(map[string]*graphql.FieldSet)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -6354,9 +6814,15 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 		return graphql.Null
 	}
 
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferred), math.MaxInt32)))
+
+	for label, dfs := range deferred {
+		ec.ProcessDeferredGroup(graphql.DeferredGroup{
+			Label:    label,
+			Path:     graphql.GetPath(ctx),
+			FieldSet: dfs,
+			Context:  ctx,
+		})
 	}
 
 	return out
@@ -6384,7 +6850,9 @@ func (ec *executionContext) marshalNActivityBucket2ᚕᚖmirrorqlᚋgraphᚋview
 
 func (ec *executionContext) marshalNActivityBucket2ᚖmirrorqlᚋgraphᚋviewᚐActivityBucket(ctx context.Context, sel ast.SelectionSet, v *view.ActivityBucket) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "ActivityBucket!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._ActivityBucket(ctx, sel, v)
@@ -6399,7 +6867,9 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	_ = sel
 	res := graphql.MarshalBoolean(v)
 	if res == graphql.Null {
-		graphql.AddInvalidNullFromMarshaler(ctx, "Boolean!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 	}
 	return res
 }
@@ -6412,7 +6882,9 @@ func (ec *executionContext) unmarshalNBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(
 
 func (ec *executionContext) marshalNBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(ctx context.Context, sel ast.SelectionSet, v *view.Bool) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "Boolean!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return v
@@ -6420,7 +6892,9 @@ func (ec *executionContext) marshalNBoolean2ᚖmirrorqlᚋgraphᚋviewᚐBool(ct
 
 func (ec *executionContext) marshalNCustomFees2ᚖmirrorqlᚋgraphᚋviewᚐCustomFees(ctx context.Context, sel ast.SelectionSet, v *view.CustomFees) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "CustomFees!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._CustomFees(ctx, sel, v)
@@ -6444,7 +6918,9 @@ func (ec *executionContext) unmarshalNEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEnti
 
 func (ec *executionContext) marshalNEntityId2ᚖmirrorqlᚋgraphᚋviewᚐEntityID(ctx context.Context, sel ast.SelectionSet, v *view.EntityID) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "EntityId!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return v
@@ -6468,7 +6944,9 @@ func (ec *executionContext) marshalNFixedFee2ᚕᚖmirrorqlᚋgraphᚋviewᚐFix
 
 func (ec *executionContext) marshalNFixedFee2ᚖmirrorqlᚋgraphᚋviewᚐFixedFee(ctx context.Context, sel ast.SelectionSet, v *view.FixedFee) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "FixedFee!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._FixedFee(ctx, sel, v)
@@ -6483,7 +6961,9 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 	_ = sel
 	res := graphql.MarshalInt(v)
 	if res == graphql.Null {
-		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 	}
 	return res
 }
@@ -6496,7 +6976,9 @@ func (ec *executionContext) unmarshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐInt(ctx c
 
 func (ec *executionContext) marshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐInt(ctx context.Context, sel ast.SelectionSet, v *view.Int) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "Int!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return v
@@ -6510,7 +6992,9 @@ func (ec *executionContext) unmarshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐShort(ctx
 
 func (ec *executionContext) marshalNInt2ᚖmirrorqlᚋgraphᚋviewᚐShort(ctx context.Context, sel ast.SelectionSet, v *view.Short) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "Int!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return v
@@ -6534,7 +7018,9 @@ func (ec *executionContext) marshalNKey2ᚕᚖmirrorqlᚋgraphᚋviewᚐKeyᚄ(c
 
 func (ec *executionContext) marshalNKey2ᚖmirrorqlᚋgraphᚋviewᚐKey(ctx context.Context, sel ast.SelectionSet, v *view.Key) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "Key!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._Key(ctx, sel, v)
@@ -6548,7 +7034,9 @@ func (ec *executionContext) unmarshalNKeyType2ᚖmirrorqlᚋgraphᚋviewᚐKeyTy
 
 func (ec *executionContext) marshalNKeyType2ᚖmirrorqlᚋgraphᚋviewᚐKeyType(ctx context.Context, sel ast.SelectionSet, v *view.KeyType) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "KeyType!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return v
@@ -6572,7 +7060,9 @@ func (ec *executionContext) unmarshalNLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx
 
 func (ec *executionContext) marshalNLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx context.Context, sel ast.SelectionSet, v *view.Long) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "Long!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return v
@@ -6580,7 +7070,9 @@ func (ec *executionContext) marshalNLong2ᚖmirrorqlᚋgraphᚋviewᚐLong(ctx c
 
 func (ec *executionContext) marshalNPageInfo2ᚖmirrorqlᚋgraphᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *PageInfo) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "PageInfo!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._PageInfo(ctx, sel, v)
@@ -6604,15 +7096,23 @@ func (ec *executionContext) marshalNSchedule2ᚕᚖmirrorqlᚋgraphᚋviewᚐSch
 
 func (ec *executionContext) marshalNSchedule2ᚖmirrorqlᚋgraphᚋviewᚐSchedule(ctx context.Context, sel ast.SelectionSet, v *view.Schedule) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "Schedule!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._Schedule(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNScheduleConnection2mirrorqlᚋgraphᚐScheduleConnection(ctx context.Context, sel ast.SelectionSet, v ScheduleConnection) graphql.Marshaler {
+	return ec._ScheduleConnection(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNScheduleConnection2ᚖmirrorqlᚋgraphᚐScheduleConnection(ctx context.Context, sel ast.SelectionSet, v *ScheduleConnection) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "ScheduleConnection!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._ScheduleConnection(ctx, sel, v)
@@ -6636,7 +7136,9 @@ func (ec *executionContext) marshalNScheduleEdge2ᚕᚖmirrorqlᚋgraphᚐSchedu
 
 func (ec *executionContext) marshalNScheduleEdge2ᚖmirrorqlᚋgraphᚐScheduleEdge(ctx context.Context, sel ast.SelectionSet, v *ScheduleEdge) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "ScheduleEdge!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._ScheduleEdge(ctx, sel, v)
@@ -6660,7 +7162,9 @@ func (ec *executionContext) marshalNScheduleSignature2ᚕᚖmirrorqlᚋgraphᚋv
 
 func (ec *executionContext) marshalNScheduleSignature2ᚖmirrorqlᚋgraphᚋviewᚐScheduleSignature(ctx context.Context, sel ast.SelectionSet, v *view.ScheduleSignature) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "ScheduleSignature!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._ScheduleSignature(ctx, sel, v)
@@ -6676,7 +7180,9 @@ func (ec *executionContext) marshalNScheduleStatus2mirrorqlᚋmodelᚐScheduleSt
 	_ = sel
 	res := graphql.MarshalString(string(v))
 	if res == graphql.Null {
-		graphql.AddInvalidNullFromMarshaler(ctx, "ScheduleStatus!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 	}
 	return res
 }
@@ -6690,7 +7196,9 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		graphql.AddInvalidNullFromMarshaler(ctx, "String!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 	}
 	return res
 }
@@ -6703,7 +7211,9 @@ func (ec *executionContext) unmarshalNString2ᚖmirrorqlᚋgraphᚋviewᚐBase64
 
 func (ec *executionContext) marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐBase64(ctx context.Context, sel ast.SelectionSet, v *view.Base64) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "String!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return v
@@ -6717,7 +7227,9 @@ func (ec *executionContext) unmarshalNString2ᚖmirrorqlᚋgraphᚋviewᚐPostgr
 
 func (ec *executionContext) marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐPostgresBase64(ctx context.Context, sel ast.SelectionSet, v *view.PostgresBase64) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "String!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return v
@@ -6731,7 +7243,9 @@ func (ec *executionContext) unmarshalNString2ᚖmirrorqlᚋgraphᚋviewᚐString
 
 func (ec *executionContext) marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx context.Context, sel ast.SelectionSet, v *view.String) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "String!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return v
@@ -6745,7 +7259,9 @@ func (ec *executionContext) unmarshalNString2ᚖmirrorqlᚋgraphᚋviewᚐText(c
 
 func (ec *executionContext) marshalNString2ᚖmirrorqlᚋgraphᚋviewᚐText(ctx context.Context, sel ast.SelectionSet, v *view.Text) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "String!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return v
@@ -6769,7 +7285,9 @@ func (ec *executionContext) unmarshalNTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTim
 
 func (ec *executionContext) marshalNTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimestamp(ctx context.Context, sel ast.SelectionSet, v *view.Timestamp) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "Timestamp!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return v
@@ -6777,7 +7295,9 @@ func (ec *executionContext) marshalNTimestamp2ᚖmirrorqlᚋgraphᚋviewᚐTimes
 
 func (ec *executionContext) marshalNTimestampRange2ᚖmirrorqlᚋgraphᚋviewᚐTimestampRange(ctx context.Context, sel ast.SelectionSet, v *view.TimestampRange) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "TimestampRange!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._TimestampRange(ctx, sel, v)
@@ -6801,15 +7321,23 @@ func (ec *executionContext) marshalNTopic2ᚕᚖmirrorqlᚋgraphᚋviewᚐTopic�
 
 func (ec *executionContext) marshalNTopic2ᚖmirrorqlᚋgraphᚋviewᚐTopic(ctx context.Context, sel ast.SelectionSet, v *view.Topic) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "Topic!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._Topic(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNTopicConnection2mirrorqlᚋgraphᚐTopicConnection(ctx context.Context, sel ast.SelectionSet, v TopicConnection) graphql.Marshaler {
+	return ec._TopicConnection(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNTopicConnection2ᚖmirrorqlᚋgraphᚐTopicConnection(ctx context.Context, sel ast.SelectionSet, v *TopicConnection) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "TopicConnection!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._TopicConnection(ctx, sel, v)
@@ -6833,15 +7361,23 @@ func (ec *executionContext) marshalNTopicEdge2ᚕᚖmirrorqlᚋgraphᚐTopicEdge
 
 func (ec *executionContext) marshalNTopicEdge2ᚖmirrorqlᚋgraphᚐTopicEdge(ctx context.Context, sel ast.SelectionSet, v *TopicEdge) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "TopicEdge!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._TopicEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNTopicMessage2mirrorqlᚋgraphᚋviewᚐTopicMessage(ctx context.Context, sel ast.SelectionSet, v view.TopicMessage) graphql.Marshaler {
+	return graphql.WrapContextMarshaler(ctx, v)
+}
+
 func (ec *executionContext) marshalNTopicMessage2ᚖmirrorqlᚋgraphᚋviewᚐMessagesᚄ(ctx context.Context, sel ast.SelectionSet, v *view.Messages) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "[TopicMessage!]!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return graphql.WrapContextMarshaler(ctx, v)
@@ -6849,15 +7385,23 @@ func (ec *executionContext) marshalNTopicMessage2ᚖmirrorqlᚋgraphᚋviewᚐMe
 
 func (ec *executionContext) marshalNTopicMessage2ᚖmirrorqlᚋgraphᚋviewᚐTopicMessage(ctx context.Context, sel ast.SelectionSet, v *view.TopicMessage) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "TopicMessage!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return graphql.WrapContextMarshaler(ctx, v)
 }
 
+func (ec *executionContext) marshalNTopicMessageConnection2mirrorqlᚋgraphᚐTopicMessageConnection(ctx context.Context, sel ast.SelectionSet, v TopicMessageConnection) graphql.Marshaler {
+	return ec._TopicMessageConnection(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNTopicMessageConnection2ᚖmirrorqlᚋgraphᚐTopicMessageConnection(ctx context.Context, sel ast.SelectionSet, v *TopicMessageConnection) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "TopicMessageConnection!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._TopicMessageConnection(ctx, sel, v)
@@ -6865,7 +7409,9 @@ func (ec *executionContext) marshalNTopicMessageConnection2ᚖmirrorqlᚋgraph�
 
 func (ec *executionContext) marshalNTopicMessageEdge2ᚖmirrorqlᚋgraphᚋviewᚐMessageEdgesᚄ(ctx context.Context, sel ast.SelectionSet, v *view.MessageEdges) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "[TopicMessageEdge!]!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return graphql.WrapContextMarshaler(ctx, v)
@@ -6873,7 +7419,9 @@ func (ec *executionContext) marshalNTopicMessageEdge2ᚖmirrorqlᚋgraphᚋview�
 
 func (ec *executionContext) marshalNTransactionId2ᚖmirrorqlᚋgraphᚋviewᚐTransactionID(ctx context.Context, sel ast.SelectionSet, v *view.TransactionID) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "TransactionId!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec._TransactionId(ctx, sel, v)
@@ -6908,13 +7456,16 @@ func (ec *executionContext) marshalN__DirectiveLocation2string(ctx context.Conte
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		graphql.AddInvalidNullFromMarshaler(ctx, "__DirectiveLocation!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 	}
 	return res
 }
 
 func (ec *executionContext) unmarshalN__DirectiveLocation2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
-	vSlice := graphql.CoerceList(v)
+	var vSlice []any
+	vSlice = graphql.CoerceList(v)
 	var err error
 	res := make([]string, len(vSlice))
 	for i := range vSlice {
@@ -6971,14 +7522,6 @@ func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	return ret
 }
 
-func (ec *executionContext) marshalN__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx context.Context, sel ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "__Schema!")
-		return graphql.Null
-	}
-	return ec.___Schema(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx context.Context, sel ast.SelectionSet, v introspection.Type) graphql.Marshaler {
 	return ec.___Type(ctx, sel, &v)
 }
@@ -7001,7 +7544,9 @@ func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 
 func (ec *executionContext) marshalN__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx context.Context, sel ast.SelectionSet, v *introspection.Type) graphql.Marshaler {
 	if v == nil {
-		graphql.AddInvalidNullError(ctx, "__Type!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 		return graphql.Null
 	}
 	return ec.___Type(ctx, sel, v)
@@ -7016,7 +7561,9 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	_ = sel
 	res := graphql.MarshalString(v)
 	if res == graphql.Null {
-		graphql.AddInvalidNullFromMarshaler(ctx, "__TypeKind!")
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
 	}
 	return res
 }
@@ -7431,6 +7978,13 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalO__Schema2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐSchema(ctx context.Context, sel ast.SelectionSet, v *introspection.Schema) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec.___Schema(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {

@@ -144,7 +144,7 @@ func (e *Order) UnmarshalGQL(v any) error {
 }
 
 func (e Order) MarshalGQL(w io.Writer) {
-	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+	fmt.Fprint(w, strconv.Quote(e.String()))
 }
 
 func (e *Order) UnmarshalJSON(b []byte) error {

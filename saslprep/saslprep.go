@@ -131,6 +131,9 @@ func prohibited(r rune) bool {
 	return false
 }
 
+// ASCII tells a password both preparations leave as it is.
+func ASCII(s string) bool { return ascii(s) }
+
 func ascii(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {

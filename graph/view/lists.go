@@ -17,7 +17,7 @@ const listWorkers = 4
 
 // MarshalGQLContext writes the message for the selection being written
 // (render.go).
-func (m *TopicMessage) MarshalGQLContext(ctx context.Context, w io.Writer) error {
+func (m TopicMessage) MarshalGQLContext(ctx context.Context, w io.Writer) error {
 	sel := m.Selection
 	if sel == nil {
 		sel = selectionOf(ctx)
@@ -25,7 +25,7 @@ func (m *TopicMessage) MarshalGQLContext(ctx context.Context, w io.Writer) error
 	e := executorOf(ctx)
 	s, loads := messageSelection(graphql.GetOperationContext(ctx), sel)
 	if loads || e.always {
-		e.ExecMessage(ctx, sel, m).MarshalGQL(w)
+		e.ExecMessage(ctx, sel, &m).MarshalGQL(w)
 		return nil
 	}
 	s.writeMessage(w, m.Row)
@@ -133,6 +133,6 @@ func (l *MessageEdges) writeEdge(w io.Writer, fields []graphql.CollectedField, m
 }
 
 // The lists are output values only, like the scalars.
-func (*TopicMessage) UnmarshalGQLContext(context.Context, any) error { return errOutputOnly }
+func (TopicMessage) UnmarshalGQLContext(context.Context, any) error  { return errOutputOnly }
 func (*Messages) UnmarshalGQLContext(context.Context, any) error     { return errOutputOnly }
 func (*MessageEdges) UnmarshalGQLContext(context.Context, any) error { return errOutputOnly }

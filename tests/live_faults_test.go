@@ -374,17 +374,20 @@ func rawWS(t *testing.T, base, query string) *websocket.Conn {
 // altogether is disconnected (its TCP connection closed) and its
 // subscription ends.
 //
-// The first server's write timeout is far beyond the test, so that the
-// slow client can only end by its buffer: with the default (10 s), a
-// crowded machine slowed the batches until the blocked write timed out
-// first (client_gone). Its waits grow with how long the machine took to
+// The first server's write timeout and keep-alive are far beyond the test,
+// so that the slow client can only end by its buffer: with the default write
+// timeout (10 s), a crowded machine slowed the batches until the blocked
+// write timed out first (client_gone); with the default keep-alive (15 s),
+// the client, which answers no ping, was cut off when its pong was 30 s late
+// (gqlgen's read deadline of twice the interval), the batches having taken
+// 91 s on a crowded Citus run. Its waits grow with how long the machine took to
 // deliver what the test measured. Not parallel: it pours some 18 MB through
 // the service, which would crowd the other tests' windows.
 func TestLiveFaultsSlowConsumer(t *testing.T) {
 	const topic = 801
 	dbURL, b := testdb.New(t)
 	liveTopic(t, b, topic)
-	srv := startServer(t, dbURL, "MIRRORQL_LIVE_BUFFER=16", "MIRRORQL_LIVE_WRITE_TIMEOUT=1h")
+	srv := startServer(t, dbURL, "MIRRORQL_LIVE_BUFFER=16", "MIRRORQL_LIVE_WRITE_TIMEOUT=1h", "MIRRORQL_LIVE_KEEPALIVE=1h")
 	stalledSrv := startServer(t, dbURL, "MIRRORQL_LIVE_WRITE_TIMEOUT=1s")
 	query := subscriptionQuery(topicArg(topic))
 
@@ -523,7 +526,7 @@ func TestLiveFaultsWebSocketOrigins(t *testing.T) {
 	}
 }
 
-// TestLiveFaultsRedisWakeUp: with a 30 s poll interval and the importer's
+// TestLiveFaultsRedisWakeUp: with a 10 min poll interval and the importer's
 // Redis, a message published (on topic.<num>) before its transaction commits,
 // as the importer does, reaches the subscriber before the next poll (within a
 // couple of seconds of the commit on a quiet machine); a message committed
@@ -539,8 +542,13 @@ func TestLiveFaultsRedisWakeUp(t *testing.T) {
 	dbURL, b := testdb.New(t)
 	liveTopic(t, b, num)
 	// The interval is far beyond every wait below, so nothing but a
-	// publication can explain a delivery.
-	srv := startServer(t, dbURL, "MIRRORQL_LIVE_POLL_INTERVAL=30s", "MIRRORQL_LIVE_REDIS_URL=redis://127.0.0.1:6379")
+	// publication can explain a delivery: the waits grow with the machine's
+	// pace, and a crowded one took 4.7 s to the hand-off, which made the
+	// quiet window 47 s, past the 30 s interval this test once had. (A new
+	// subscription wakes the poller; the interval only spaces the polls
+	// nothing asked for.)
+	const pollInterval = 10 * time.Minute
+	srv := startServer(t, dbURL, "MIRRORQL_LIVE_POLL_INTERVAL="+pollInterval.String(), "MIRRORQL_LIVE_REDIS_URL=redis://127.0.0.1:6379")
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer rdb.Close()
 	channel := fmt.Sprintf("topic.%d", num)
@@ -577,7 +585,7 @@ func TestLiveFaultsRedisWakeUp(t *testing.T) {
 	time.Sleep(time.Until(handedOff.Add(safetyCheck + 10*pace)))
 	t.Logf("the subscription's hand-off came %s after it was sent", pace.Round(time.Millisecond))
 
-	// Committed without a publication: the next poll is half a minute away.
+	// Committed without a publication: the next poll is minutes away.
 	// Were one due, it would deliver the message at the pace just measured:
 	// ten times that is the window.
 	base := time.Now().UnixNano()
@@ -621,10 +629,12 @@ func TestLiveFaultsRedisWakeUp(t *testing.T) {
 			t.Logf("attempt %d committed %s after its publication, past the service's rechecks: again", attempt, lag.Round(time.Millisecond))
 			continue
 		}
-		// Before the next poll (30 s after the last, which was after the
-		// subscription) only the publication explains a delivery: wait up to
-		// a second before it, however long this machine takes to deliver.
-		within := time.Until(subscribed.Add(29 * time.Second))
+		// Before the next poll (an interval after the last, which was after
+		// the subscription) only the publication explains a delivery: wait
+		// up to a second before it, however long this machine takes (and
+		// at most the suite's patience, so that a lost wake-up fails rather
+		// than waits minutes).
+		within := min(time.Until(subscribed.Add(pollInterval-time.Second)), patience)
 		if within <= 0 {
 			t.Fatalf("the machine is too busy for this test: the attempt came %s after the subscription, past the next poll", time.Since(subscribed).Round(time.Millisecond))
 		}
@@ -634,7 +644,7 @@ func TestLiveFaultsRedisWakeUp(t *testing.T) {
 		if msgs[0].Message != unannounced[0].Text || msgs[attempt].Message != "announced" {
 			t.Errorf("messages %q … %q", msgs[0].Message, msgs[attempt].Message)
 		}
-		t.Logf("the published message arrived %s after its commit (poll interval 30 s)", took.Round(time.Millisecond))
+		t.Logf("the published message arrived %s after its commit (poll interval %s)", took.Round(time.Millisecond), pollInterval)
 		return
 	}
 }

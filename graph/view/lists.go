@@ -51,7 +51,8 @@ func (l *Messages) MarshalGQLContext(ctx context.Context, w io.Writer) error {
 		}).MarshalGQL(w)
 		return nil
 	}
-	writeList(w, len(l.Rows), func(i int) { s.writeMessage(w, &l.Rows[i]) })
+	writeList(w, len(l.Rows), func(i int) { s.writeMessage(w, &l.Rows[i]) },
+		func(i int) int { return s.varBytes(&l.Rows[i]) })
 	return nil
 }
 
@@ -107,6 +108,14 @@ func (l *MessageEdges) MarshalGQLContext(ctx context.Context, w io.Writer) error
 	writeList(w, len(l.Rows), func(r int) {
 		m := &l.Rows[r]
 		l.writeEdge(w, fields, m, func(i int) { nodes[i].writeMessage(w, m) })
+	}, func(r int) int {
+		n := 0
+		for _, s := range nodes {
+			if s != nil {
+				n += s.varBytes(&l.Rows[r])
+			}
+		}
+		return n
 	})
 	return nil
 }

@@ -34,6 +34,7 @@ import (
 	"mirrorql/redact"
 	"mirrorql/tests/prereq"
 	"mirrorql/tests/testpki"
+	"mirrorql/tests/throwaway"
 )
 
 // patience bounds the waits of these tests for a server or a process to
@@ -370,21 +371,10 @@ func testPasswords(t *testing.T, c *pwCluster) {
 // CA, the module's tls.enabled with its files, and each way it must fail.
 func TestDatabaseTLS(t *testing.T) {
 	t.Parallel()
-	if _, err := pgcluster.FindBinaries(); errors.Is(err, pgcluster.ErrNotInstalled) {
-		prereq.Missing(t, err.Error())
-	}
 	ctx := context.Background()
-	cluster, err := pgcluster.Start(ctx, pgcluster.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cluster.Stop() })
+	cluster, conn := throwaway.Cluster(t, pgcluster.Options{})
 	const password = `tls p@ss'word\`
-	conn, err := pgx.Connect(ctx, cluster.AdminURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = conn.Exec(ctx, "set password_encryption = 'scram-sha-256'; "+
+	_, err := conn.Exec(ctx, "set password_encryption = 'scram-sha-256'; "+
 		"create role tls_reader login password "+literal(password)+"; create role cert_reader login password "+literal(password))
 	_ = conn.Close(ctx)
 	if err != nil {

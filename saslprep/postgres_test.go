@@ -6,7 +6,6 @@ import (
 	"crypto/pbkdf2"
 	"crypto/sha256"
 	"encoding/base64"
-	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/pgcluster"
-	"mirrorql/tests/prereq"
+	"mirrorql/tests/throwaway"
 )
 
 // sampled are the code points TestPrepareAsPostgreSQL prepares, alone and
@@ -53,20 +52,8 @@ func TestPrepareAsPostgreSQL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a cluster")
 	}
-	if _, err := pgcluster.FindBinaries(); errors.Is(err, pgcluster.ErrNotInstalled) {
-		prereq.Missing(t, err.Error())
-	}
 	ctx := context.Background()
-	c, err := pgcluster.Start(ctx, pgcluster.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	conn, err := pgx.Connect(ctx, c.AdminURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	_, conn := throwaway.Cluster(t, pgcluster.Options{})
 	// PostgreSQL 16 and later hash as few rounds as asked, which spares
 	// both sides time; 15 hashes its 4096.
 	if _, err := conn.Exec(ctx, "set scram_iterations = 1"); err != nil {

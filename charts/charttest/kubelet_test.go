@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,8 +24,8 @@ import (
 	"mirrorql/config"
 	"mirrorql/pgcluster"
 	"mirrorql/redact"
-	"mirrorql/tests/prereq"
 	"mirrorql/tests/testpki"
+	"mirrorql/tests/throwaway"
 )
 
 // The kubelet's side of the chart: the environment and the files a
@@ -382,20 +381,8 @@ func runPod(t *testing.T, env []string, pw string) string {
 // (scram-sha-256 verifiers), then has it admit clients by access.
 func startCluster(t *testing.T, roles map[string]string, access func(*pgcluster.Cluster) pgcluster.Access) *pgcluster.Cluster {
 	t.Helper()
-	if _, err := pgcluster.FindBinaries(); errors.Is(err, pgcluster.ErrNotInstalled) {
-		prereq.Missing(t, err.Error())
-	}
 	ctx := context.Background()
-	c, err := pgcluster.Start(ctx, pgcluster.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	conn, err := pgx.Connect(ctx, c.AdminURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	c, conn := throwaway.Cluster(t, pgcluster.Options{})
 	names := make([]string, 0, len(roles))
 	for role := range roles {
 		names = append(names, role)

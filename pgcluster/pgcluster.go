@@ -256,7 +256,8 @@ func (c *Cluster) start(ctx context.Context, opts Options, cred *syscall.Credent
 	c.cmd, c.exited, c.port = cmd, exited, port
 
 	for {
-		conn, err := connect(ctx, c.AdminURL())
+		// a second an attempt: the server is polled until it answers
+		conn, err := connectWithin(ctx, c.AdminURL(), time.Second)
 		if err == nil {
 			_ = conn.Close(ctx)
 			return nil
@@ -273,12 +274,21 @@ func (c *Cluster) start(ctx context.Context, opts Options, cred *syscall.Credent
 	}
 }
 
+// connect connects to url for a statement, waiting up to half a minute
+// (and no longer than ctx): a new database's first backend on a machine
+// running three test processes took more than a second (a Citus run's
+// citus_add_node, which then failed every test of its process).
 func connect(ctx context.Context, url string) (*pgx.Conn, error) {
+	return connectWithin(ctx, url, 30*time.Second)
+}
+
+// connectWithin connects to url, giving up on an attempt after timeout.
+func connectWithin(ctx context.Context, url string, timeout time.Duration) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, err
 	}
-	cfg.ConnectTimeout = time.Second
+	cfg.ConnectTimeout = timeout
 	return pgx.ConnectConfig(ctx, cfg)
 }
 

@@ -27,7 +27,7 @@ type CitusOptions struct {
 	// BinDir holds initdb and postgres of a server with citus installed;
 	// default FindCitus().
 	BinDir string
-	// StartTimeout bounds each node's initdb and start-up; default 60s.
+	// StartTimeout bounds each node's initdb and start-up; default 3 minutes.
 	StartTimeout time.Duration
 	// Settings are extra server settings of every node.
 	Settings map[string]string

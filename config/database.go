@@ -555,10 +555,6 @@ func orDefault(s string) string {
 func scramTrouble(pw string) string {
 	prepared, _ := saslprep.Prepare(pw)
 	switch {
-	case prepared == pw && saslprep.ASCII(pw):
-		// nothing to prepare (most passwords): the driver's tables are not
-		// paged in at start for it
-		return ""
 	case saslprep.Pgx(prepared) == prepared:
 		return ""
 	case !utf8.ValidString(pw):

@@ -90,6 +90,12 @@ func Prepare(pw string) (string, bool) {
 // Prepare(pw) for any x, pgx cannot log in with pw under scram-sha-256; the
 // tests hold the copy to the driver in use, against real servers.
 func Pgx(pw string) string {
+	if ascii(pw) {
+		// OpaqueString maps and normalizes no ASCII, and what it refuses
+		// (a control character, the empty string) pgx sends as given: the
+		// tables are not paged in for the passwords most operators have
+		return pw
+	}
 	for _, r := range pw {
 		if stringprep.TableA1.Contains(r) {
 			return pw
@@ -130,9 +136,6 @@ func prohibited(r rune) bool {
 	}
 	return false
 }
-
-// ASCII tells a password both preparations leave as it is.
-func ASCII(s string) bool { return ascii(s) }
 
 func ascii(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -19,13 +19,20 @@
 // directions, nothing left), PostgreSQL hashes the bytes as they are.
 //
 // The tables are RFC 3454's, from github.com/xdg-go/stringprep (but B.1,
-// which it lacks a character of); normalization is golang.org/x/text's NFKC. PostgreSQL normalizes with
-// tables of a newer Unicode than 3.2, as x/text does; the two agree on
-// every string this package prepares, since it prepares only characters
-// Unicode 3.2 assigned, whose normalization Unicode keeps stable.
+// which it lacks a character of). Normalization is NFKC as PostgreSQL runs
+// it (src/common/unicode_norm.c): each character decomposed, the combining
+// marks ordered, the result composed, with golang.org/x/text's tables for
+// each step. x/text's own NFKC differs from it in one way: after 30
+// combining marks in a row it inserts a combining grapheme joiner (U+034F,
+// Unicode's Stream-Safe Text Format), which PostgreSQL never does.
+// PostgreSQL normalizes with tables of a newer Unicode than 3.2, as x/text
+// does; the two agree on every string this package prepares, since it
+// prepares only characters Unicode 3.2 assigned, whose normalization
+// Unicode keeps stable.
 package saslprep
 
 import (
+	"sort"
 	"unicode/utf8"
 
 	"github.com/xdg-go/stringprep"
@@ -78,7 +85,78 @@ func Prepare(pw string) (string, bool) {
 		}
 	}
 	// 2. Normalize.
-	return norm.NFKC.String(string(mapped)), true
+	return nfkc(mapped), true
+}
+
+// nfkc is NFKC as PostgreSQL's unicode_normalize computes it: every
+// character's full compatibility decomposition, each run of combining marks
+// ordered by combining class (a stable sort), and the canonical
+// composition, which joins a mark to the last starter unless a mark of the
+// same or a higher class, or a starter, stands between. It equals x/text's
+// norm.NFKC but where a run of more than 30 combining marks makes x/text
+// insert U+034F (FuzzPrepare compares the two).
+func nfkc(rs []rune) string {
+	var d []rune
+	for _, r := range rs {
+		d = append(d, []rune(norm.NFKD.String(string(r)))...)
+	}
+	ccc := make([]uint8, len(d))
+	for i, r := range d {
+		ccc[i] = class(r)
+	}
+	// Canonical ordering: a stable sort of each run of marks by class.
+	for i := 0; i < len(d); {
+		if ccc[i] == 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < len(d) && ccc[j] != 0 {
+			j++
+		}
+		run := d[i:j]
+		sort.SliceStable(run, func(a, b int) bool { return class(run[a]) < class(run[b]) })
+		for k := i; k < j; k++ {
+			ccc[k] = class(d[k])
+		}
+		i = j
+	}
+	if len(d) == 0 {
+		return ""
+	}
+	// Canonical composition, in unicode_normalize's order.
+	out := []rune{d[0]}
+	starter, last := 0, -1
+	for i := 1; i < len(d); i++ {
+		c := int(ccc[i])
+		if last < c {
+			if p, ok := compose(out[starter], d[i]); ok {
+				out[starter] = p
+				continue
+			}
+		}
+		if c == 0 {
+			starter, last = len(out), -1
+		} else {
+			last = c
+		}
+		out = append(out, d[i])
+	}
+	return string(out)
+}
+
+// class is r's canonical combining class.
+func class(r rune) uint8 {
+	return norm.NFD.PropertiesString(string(r)).CCC()
+}
+
+// compose returns the primary composite of starter and r, if Unicode has
+// one: x/text's NFC of the pair alone (two characters are too few for its
+// Stream-Safe joiner), when that is a single character.
+func compose(starter, r rune) (rune, bool) {
+	c := norm.NFC.String(string([]rune{starter, r}))
+	p, size := utf8.DecodeRuneInString(c)
+	return p, size == len(c) && p != utf8.RuneError
 }
 
 // Pgx returns what pgx v5 hashes for SCRAM-SHA-256 when handed pw, a copy

@@ -28,6 +28,10 @@ var prepareCases = []struct {
 	{"Roman numeral", "\u2168", "IX", true},
 	{"feminine ordinal", "\u00aa", "a", true},
 	{"decomposed é composed", "e\u0301", "é", true},
+	{"marks ordered by class, then composed", "a\u0302\u0323", "\u1ead", true},
+	{"a mark of the same class blocks", "a\u0301\u0301", "á\u0301", true},
+	{"31 marks, no joiner inserted", "e" + strings.Repeat("\u0301", 31), "é" + strings.Repeat("\u0301", 30), true},
+	{"40 marks of two classes, ordered as one run", "a" + strings.Repeat("\u0301\u0323", 20), "\u1ea1" + strings.Repeat("\u0323", 19) + strings.Repeat("\u0301", 20), true},
 	{"soft hyphen dropped", "soft\u00adhyphen", "softhyphen", true},
 	{"RFC 4013's example", "I\u00adX", "IX", true},
 	{"variation selector dropped", "heart❤\ufe0f", "heart❤", true},
@@ -76,6 +80,9 @@ var pgxCases = []struct{ pw, want string }{
 	{"\xff\xfe", "\ufffd\ufffd"}, // not UTF-8: replaced
 	{"a\u0340b", "\u00e0b"},      // NFC, where SASLprep refused
 	{"\u05d0\u00a0a\u05d0", "\u05d0 a\u05d0"},
+	// PRECIS refuses the Stream-Safe joiner its NFC would insert after 30
+	// marks, so pgx sends what PostgreSQL hashed
+	{"é" + strings.Repeat("\u0301", 30), "é" + strings.Repeat("\u0301", 30)},
 }
 
 func TestPgx(t *testing.T) {
@@ -117,7 +124,37 @@ func FuzzPrepare(f *testing.F) {
 		}
 		checkPrepare(t, pw)
 		checkPrepare(t, string(built))
+		checkNFKC(t, pw)
+		checkNFKC(t, string(built))
 	})
+}
+
+// checkNFKC holds nfkc to x/text's NFKC, which it equals but where x/text
+// inserts its Stream-Safe joiner.
+func checkNFKC(t *testing.T, s string) {
+	if !utf8.ValidString(s) || longRun(s) {
+		return
+	}
+	if got, want := nfkc([]rune(s)), norm.NFKC.String(s); got != want {
+		t.Fatalf("nfkc(%+q) = %+q, NFKC %+q", s, got, want)
+	}
+}
+
+// longRun reports whether s, each character decomposed, holds more than 30
+// combining marks in a row, where x/text's NFC and NFKC insert U+034F and
+// PostgreSQL does not. (x/text's NFKD of s would insert it too.)
+func longRun(s string) bool {
+	n := 0
+	for _, c := range s {
+		for _, r := range norm.NFKD.String(string(c)) {
+			if class(r) == 0 {
+				n = 0
+			} else if n++; n > 30 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func checkPrepare(t *testing.T, pw string) {
@@ -133,8 +170,10 @@ func checkPrepare(t *testing.T, pw string) {
 		t.Fatalf("Prepare(%+q) = %+q: ASCII is taken as it is", pw, got)
 	case !utf8.ValidString(got):
 		t.Fatalf("Prepare(%+q) = %+q, not UTF-8", pw, got)
-	case !ascii(pw) && !norm.NFKC.IsNormalString(got):
+	case !ascii(pw) && !longRun(got) && !norm.NFKC.IsNormalString(got):
 		t.Fatalf("Prepare(%+q) = %+q, not NFKC", pw, got)
+	case !ascii(pw) && nfkc([]rune(got)) != got:
+		t.Fatalf("Prepare(%+q) = %+q, not NFKC as PostgreSQL computes it", pw, got)
 	case !ascii(pw) && strings.ContainsFunc(got, func(r rune) bool {
 		return mappedToNothing(r) || stringprep.TableC1_2.Contains(r)
 	}):

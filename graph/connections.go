@@ -55,15 +55,15 @@ func topicConnection(p app.TopicPage) *TopicConnection {
 	return c
 }
 
-func scheduleConnection(p app.SchedulePage) *ScheduleConnection {
+func scheduleConnection(p app.SchedulePage, now, lifetime model.Timestamp) *ScheduleConnection {
 	rows := p.Rows
-	c := &ScheduleConnection{Edges: make([]*ScheduleEdge, len(rows)), Nodes: make([]*view.Schedule, len(rows))}
+	views := make([]view.Schedule, len(rows))
 	cursors := make([]string, len(rows))
 	for i := range rows {
+		views[i] = view.NewSchedule(&rows[i], now, lifetime)
 		cursors[i] = encodeCursor(cursorSchedule, int64(app.ScheduleKey(&rows[i])))
-		c.Nodes[i] = &view.Schedule{Row: &rows[i]}
-		c.Edges[i] = &ScheduleEdge{Cursor: cursors[i], Node: c.Nodes[i]}
 	}
-	c.PageInfo = pageInfo(p.More, cursors)
-	return c
+	nodes := view.Schedules{Rows: views}
+	return &ScheduleConnection{Nodes: &nodes, Edges: &view.ScheduleEdges{Schedules: nodes, Cursors: cursors},
+		PageInfo: pageInfo(p.More, cursors)}
 }

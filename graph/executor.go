@@ -39,6 +39,20 @@ func (e *requestExecutor) ExecEdge(ctx context.Context, sel ast.SelectionSet, cu
 	return ec._TopicMessageEdge(ctx, sel, &TopicMessageEdge{Cursor: cursor, Node: m})
 }
 
+// ExecSchedule is ExecMessage for a schedule.
+func (e *requestExecutor) ExecSchedule(ctx context.Context, sel ast.SelectionSet, s *view.Schedule) graphql.Marshaler {
+	ec := newExecutionContext(graphql.GetOperationContext(ctx), e.schema, nil)
+	defer e.noteDeferred(ec)
+	return ec._Schedule(ctx, sel, s)
+}
+
+// ExecScheduleEdge is ExecEdge for a schedule.
+func (e *requestExecutor) ExecScheduleEdge(ctx context.Context, sel ast.SelectionSet, cursor string, s *view.Schedule) graphql.Marshaler {
+	ec := newExecutionContext(graphql.GetOperationContext(ctx), e.schema, nil)
+	defer e.noteDeferred(ec)
+	return ec._ScheduleEdge(ctx, sel, &ScheduleEdge{Cursor: cursor, Node: s})
+}
+
 func (e *requestExecutor) noteDeferred(ec *executionContext) {
 	if atomic.LoadInt32(&ec.Deferred) > 0 {
 		e.deferred.Store(true)

@@ -31,7 +31,6 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Query() QueryResolver
-	Schedule() ScheduleResolver
 	Subscription() SubscriptionResolver
 	Topic() TopicResolver
 	TopicMessage() TopicMessageResolver
@@ -55,9 +54,6 @@ type QueryResolver interface {
 	TopicMessages(ctx context.Context, topicID view.EntityIDArg, sequenceNumber *LongFilter, consensusTimestamp *TimestampFilter, order *Order, first *int, after *string) (*TopicMessageConnection, error)
 	Schedule(ctx context.Context, id view.EntityIDArg) (*view.Schedule, error)
 	Schedules(ctx context.Context, scheduleID *EntityIDFilter, creatorAccountID *EntityIDFilter, order *Order, first *int, after *string) (*ScheduleConnection, error)
-}
-type ScheduleResolver interface {
-	Status(ctx context.Context, obj *view.Schedule) (model.ScheduleStatus, error)
 }
 type SubscriptionResolver interface {
 	TopicMessages(ctx context.Context, topicID view.EntityIDArg, consensusStartTime *view.TimestampArg, consensusEndTime *view.TimestampArg, limit *view.LongArg) (<-chan *view.TopicMessage, error)
@@ -2066,7 +2062,7 @@ func (ec *executionContext) _Schedule_status(ctx context.Context, field graphql.
 			return ec.fieldContext_Schedule_status(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Schedule().Status(ctx, obj)
+			return obj.Status(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v model.ScheduleStatus) graphql.Marshaler {
@@ -2077,7 +2073,7 @@ func (ec *executionContext) _Schedule_status(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_Schedule_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Schedule", field, true, true, errors.New("field of type ScheduleStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("Schedule", field, true, false, errors.New("field of type ScheduleStatus does not have child fields"))
 }
 
 func (ec *executionContext) _ScheduleConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ScheduleConnection) (ret graphql.Marshaler) {
@@ -2092,8 +2088,8 @@ func (ec *executionContext) _ScheduleConnection_edges(ctx context.Context, field
 			return obj.Edges, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*ScheduleEdge) graphql.Marshaler {
-			return ec.marshalNScheduleEdge2ᚕᚖmirrorqlᚋgraphᚐScheduleEdgeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.ScheduleEdges) graphql.Marshaler {
+			return ec.marshalNScheduleEdge2ᚖmirrorqlᚋgraphᚋviewᚐScheduleEdgesᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -2124,8 +2120,8 @@ func (ec *executionContext) _ScheduleConnection_nodes(ctx context.Context, field
 			return obj.Nodes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*view.Schedule) graphql.Marshaler {
-			return ec.marshalNSchedule2ᚕᚖmirrorqlᚋgraphᚋviewᚐScheduleᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *view.Schedules) graphql.Marshaler {
+			return ec.marshalNSchedule2ᚖmirrorqlᚋgraphᚋviewᚐSchedulesᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -5411,99 +5407,68 @@ func (ec *executionContext) _Schedule(ctx context.Context, sel ast.SelectionSet,
 		case "id":
 			out.Values[i] = ec._Schedule_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "adminKey":
 			out.Values[i] = ec._Schedule_adminKey(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "consensusTimestamp":
 			out.Values[i] = ec._Schedule_consensusTimestamp(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "creatorAccountId":
 			out.Values[i] = ec._Schedule_creatorAccountId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "payerAccountId":
 			out.Values[i] = ec._Schedule_payerAccountId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "deleted":
 			out.Values[i] = ec._Schedule_deleted(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "executedTimestamp":
 			out.Values[i] = ec._Schedule_executedTimestamp(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "expirationTime":
 			out.Values[i] = ec._Schedule_expirationTime(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "memo":
 			out.Values[i] = ec._Schedule_memo(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "signatures":
 			out.Values[i] = ec._Schedule_signatures(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "transactionBody":
 			out.Values[i] = ec._Schedule_transactionBody(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "waitForExpiry":
 			out.Values[i] = ec._Schedule_waitForExpiry(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "status":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Schedule_status(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Schedule_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.Deferrable != nil {
-				dfs, ok := deferred[field.Deferrable.Label]
-				di := 0
-				if ok {
-					dfs.AddField(field)
-					di = len(dfs.Values) - 1
-				} else {
-					dfs = graphql.NewFieldSet([]graphql.CollectedField{field})
-					deferred[field.Deferrable.Label] = dfs
-				}
-				dfs.Concurrently(di, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, dfs)
-				})
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -7078,22 +7043,6 @@ func (ec *executionContext) marshalNPageInfo2ᚖmirrorqlᚋgraphᚐPageInfo(ctx 
 	return ec._PageInfo(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNSchedule2ᚕᚖmirrorqlᚋgraphᚋviewᚐScheduleᚄ(ctx context.Context, sel ast.SelectionSet, v []*view.Schedule) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 4, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNSchedule2ᚖmirrorqlᚋgraphᚋviewᚐSchedule(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
 func (ec *executionContext) marshalNSchedule2ᚖmirrorqlᚋgraphᚋviewᚐSchedule(ctx context.Context, sel ast.SelectionSet, v *view.Schedule) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -7101,7 +7050,17 @@ func (ec *executionContext) marshalNSchedule2ᚖmirrorqlᚋgraphᚋviewᚐSchedu
 		}
 		return graphql.Null
 	}
-	return ec._Schedule(ctx, sel, v)
+	return graphql.WrapContextMarshaler(ctx, v)
+}
+
+func (ec *executionContext) marshalNSchedule2ᚖmirrorqlᚋgraphᚋviewᚐSchedulesᚄ(ctx context.Context, sel ast.SelectionSet, v *view.Schedules) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return graphql.WrapContextMarshaler(ctx, v)
 }
 
 func (ec *executionContext) marshalNScheduleConnection2mirrorqlᚋgraphᚐScheduleConnection(ctx context.Context, sel ast.SelectionSet, v ScheduleConnection) graphql.Marshaler {
@@ -7118,30 +7077,14 @@ func (ec *executionContext) marshalNScheduleConnection2ᚖmirrorqlᚋgraphᚐSch
 	return ec._ScheduleConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNScheduleEdge2ᚕᚖmirrorqlᚋgraphᚐScheduleEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*ScheduleEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 4, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNScheduleEdge2ᚖmirrorqlᚋgraphᚐScheduleEdge(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNScheduleEdge2ᚖmirrorqlᚋgraphᚐScheduleEdge(ctx context.Context, sel ast.SelectionSet, v *ScheduleEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNScheduleEdge2ᚖmirrorqlᚋgraphᚋviewᚐScheduleEdgesᚄ(ctx context.Context, sel ast.SelectionSet, v *view.ScheduleEdges) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
 		}
 		return graphql.Null
 	}
-	return ec._ScheduleEdge(ctx, sel, v)
+	return graphql.WrapContextMarshaler(ctx, v)
 }
 
 func (ec *executionContext) marshalNScheduleSignature2ᚕᚖmirrorqlᚋgraphᚋviewᚐScheduleSignatureᚄ(ctx context.Context, sel ast.SelectionSet, v []*view.ScheduleSignature) graphql.Marshaler {
@@ -7797,7 +7740,7 @@ func (ec *executionContext) marshalOSchedule2ᚖmirrorqlᚋgraphᚋviewᚐSchedu
 	if v == nil {
 		return graphql.Null
 	}
-	return ec._Schedule(ctx, sel, v)
+	return graphql.WrapContextMarshaler(ctx, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚖmirrorqlᚋgraphᚋviewᚐString(ctx context.Context, v any) (*view.String, error) {

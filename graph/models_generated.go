@@ -51,9 +51,9 @@ type Query struct {
 }
 
 type ScheduleConnection struct {
-	Edges    []*ScheduleEdge  `json:"edges"`
-	Nodes    []*view.Schedule `json:"nodes"`
-	PageInfo *PageInfo        `json:"pageInfo"`
+	Edges    *view.ScheduleEdges `json:"edges"`
+	Nodes    *view.Schedules     `json:"nodes"`
+	PageInfo *PageInfo           `json:"pageInfo"`
 }
 
 type ScheduleEdge struct {

@@ -16,7 +16,7 @@ import (
 type Options struct {
 	// ScheduleLifetime is the network's schedule lifetime (1800 s).
 	ScheduleLifetime time.Duration
-	// Now is the clock of Schedule.status (time.Now).
+	// Now is the clock of Schedule.status and of subscriptions (time.Now).
 	Now func() time.Time
 	// Log receives database errors and panics (slog.Default()).
 	Log *slog.Logger
@@ -35,7 +35,7 @@ type Options struct {
 	// by default the message lookups it has validated once are answered from
 	// compiled plans (plans.go).
 	NoCompiledOperations bool
-	// FieldByField writes every topic message through gqlgen's executor,
+	// FieldByField writes every topic message and schedule through gqlgen's executor,
 	// field by field, rather than by its view in one pass (view/render.go):
 	// the reference the views are tested against.
 	FieldByField bool
@@ -102,4 +102,11 @@ type Resolver struct {
 // newResolver is the Resolver over r; o has its defaults.
 func newResolver(r app.GraphReader, o Options) *Resolver {
 	return &Resolver{opts: o, app: r, rules: r.Rules(), presentError: presentError(o.Log)}
+}
+
+// now is the request's clock, a schedule's status's time.
+func (r *Resolver) now() model.Timestamp { return model.Timestamp(r.opts.Now().UnixNano()) }
+
+func (r *Resolver) scheduleLifetime() model.Timestamp {
+	return model.Timestamp(r.opts.ScheduleLifetime.Nanoseconds())
 }

@@ -109,7 +109,8 @@ func (r *queryResolver) Schedule(ctx context.Context, id view.EntityIDArg) (*vie
 	case err != nil:
 		return nil, err
 	}
-	return &view.Schedule{Row: s}, nil
+	v := view.NewSchedule(s, r.now(), r.scheduleLifetime())
+	return &v, nil
 }
 
 // Schedules is REST's schedules list (db.Schedules, which batches the
@@ -135,13 +136,7 @@ func (r *queryResolver) Schedules(ctx context.Context, scheduleID *EntityIDFilte
 	if err != nil {
 		return nil, err
 	}
-	return scheduleConnection(page), nil
-}
-
-// Status is model.Schedule.Status at the request's time.
-func (r *scheduleResolver) Status(ctx context.Context, obj *view.Schedule) (model.ScheduleStatus, error) {
-	now := model.Timestamp(r.opts.Now().UnixNano())
-	return obj.Row.Status(now, model.Timestamp(r.opts.ScheduleLifetime.Nanoseconds())), nil
+	return scheduleConnection(page, r.now(), r.scheduleLifetime()), nil
 }
 
 // TopicMessages follows a topic live (subscription.go, package live).
@@ -251,8 +246,6 @@ func (r *topicMessageResolver) FullMessage(ctx context.Context, obj *view.TopicM
 
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
-func (r *Resolver) Schedule() ScheduleResolver { return &scheduleResolver{r} }
-
 func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
 
 func (r *Resolver) Topic() TopicResolver { return &topicResolver{r} }
@@ -260,7 +253,6 @@ func (r *Resolver) Topic() TopicResolver { return &topicResolver{r} }
 func (r *Resolver) TopicMessage() TopicMessageResolver { return &topicMessageResolver{r} }
 
 type queryResolver struct{ *Resolver }
-type scheduleResolver struct{ *Resolver }
 type subscriptionResolver struct{ *Resolver }
 type topicResolver struct{ *Resolver }
 type topicMessageResolver struct{ *Resolver }

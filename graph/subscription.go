@@ -101,5 +101,5 @@ func (r *Resolver) topicMessages(ctx context.Context, topicID view.EntityIDArg, 
 func (r *Resolver) liveRequest(topicID view.EntityIDArg, startArg, endArg *view.TimestampArg, limitArg *view.LongArg) (app.Subscription, error) {
 	args := app.SubscriptionArgs{Topic: string(topicID),
 		Start: (*string)(startArg), End: (*string)(endArg), Limit: (*string)(limitArg)}
-	return args.Check(r.rules, model.Timestamp(r.opts.Now().UnixNano()))
+	return args.Check(r.rules, r.now())
 }

@@ -41,6 +41,10 @@ import (
 type Executor interface {
 	ExecMessage(ctx context.Context, sel ast.SelectionSet, m *TopicMessage) graphql.Marshaler
 	ExecEdge(ctx context.Context, sel ast.SelectionSet, cursor string, m *TopicMessage) graphql.Marshaler
+	// ExecSchedule and ExecScheduleEdge write a schedule and its edge field
+	// by field, for the tests' reference only (schedules.go).
+	ExecSchedule(ctx context.Context, sel ast.SelectionSet, s *Schedule) graphql.Marshaler
+	ExecScheduleEdge(ctx context.Context, sel ast.SelectionSet, cursor string, s *Schedule) graphql.Marshaler
 }
 
 type executorKey struct{}
@@ -311,7 +315,7 @@ func writeList(w io.Writer, n int, element func(i int), vary func(i int) int) {
 		fixed := buf.Len() - start - vary(0) + 1 // and its comma
 		room := 16
 		for j := 1; j < n; j++ {
-			room += fixed + vary(j)
+			room += max(fixed, 0) + vary(j)
 		}
 		buf.Grow(room)
 	}

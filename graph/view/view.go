@@ -198,49 +198,6 @@ func (f *FixedFee) Amount() *Long                  { return (*Long)(&f.fee.Amoun
 func (f *FixedFee) CollectorAccountID() *EntityID  { return entityIDOf(f.fee.CollectorAccountID) }
 func (f *FixedFee) DenominatingTokenID() *EntityID { return entityIDOf(f.fee.DenominatingTokenID) }
 
-// Schedule is a schedule row with its entity fields and signatures. Status
-// needs the clock and is a resolver.
-type Schedule struct{ Row *model.Schedule }
-
-func (s Schedule) ID() *EntityID                  { return (*EntityID)(&s.Row.ScheduleID) }
-func (s Schedule) AdminKey() *Key                 { return keyOf(s.Row.Key) }
-func (s Schedule) ConsensusTimestamp() *Timestamp { return (*Timestamp)(&s.Row.ConsensusTimestamp) }
-func (s Schedule) CreatorAccountID() *EntityID    { return (*EntityID)(&s.Row.CreatorAccountID) }
-func (s Schedule) PayerAccountID() *EntityID      { return (*EntityID)(&s.Row.PayerAccountID) }
-func (s Schedule) Deleted() *Bool                 { return boolOf(s.Row.Deleted) }
-func (s Schedule) ExecutedTimestamp() *Timestamp  { return timestampOf(s.Row.ExecutedTimestamp) }
-func (s Schedule) ExpirationTime() *Timestamp     { return timestampOf(s.Row.ExpirationTime) }
-func (s Schedule) Memo() *String                  { return stringOf(s.Row.Memo) }
-func (s Schedule) TransactionBody() *Base64       { return (*Base64)(&s.Row.TransactionBody) }
-func (s Schedule) WaitForExpiry() *Bool           { return (*Bool)(&s.Row.WaitForExpiry) }
-
-// Signatures are REST's signatures: PostgreSQL-style base64 and type names.
-func (s Schedule) Signatures() []*ScheduleSignature {
-	sigs := make([]ScheduleSignature, len(s.Row.Signatures))
-	out := make([]*ScheduleSignature, len(sigs))
-	for i := range sigs {
-		sig := &s.Row.Signatures[i]
-		sigs[i] = ScheduleSignature{sig: sig, typ: String(sig.TypeName())}
-		out[i] = &sigs[i]
-	}
-	return out
-}
-
-// ScheduleSignature is one of REST's signatures.
-type ScheduleSignature struct {
-	sig *model.Signature
-	typ String
-}
-
-func (s *ScheduleSignature) ConsensusTimestamp() *Timestamp {
-	return (*Timestamp)(&s.sig.ConsensusTimestamp)
-}
-func (s *ScheduleSignature) PublicKeyPrefix() *PostgresBase64 {
-	return (*PostgresBase64)(&s.sig.PublicKeyPrefix)
-}
-func (s *ScheduleSignature) Signature() *PostgresBase64 { return (*PostgresBase64)(&s.sig.Signature) }
-func (s *ScheduleSignature) Type() *String              { return &s.typ }
-
 // ActivityBucket is one interval of Topic.activity.
 type ActivityBucket struct {
 	Start, End model.Timestamp

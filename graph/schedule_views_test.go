@@ -98,8 +98,10 @@ func TestScheduleViewsRandomSelections(t *testing.T) {
 	pick := func(options ...string) string { return options[r.IntN(len(options))] }
 	var object func(typ string, fields []string) string
 	sub := map[string]func() string{
-		"adminKey":   func() string { return object("Key", []string{"__typename", "type", "key"}) },
-		"signatures": func() string { return object("ScheduleSignature", []string{"__typename", "consensusTimestamp", "publicKeyPrefix", "signature", "type"}) },
+		"adminKey": func() string { return object("Key", []string{"__typename", "type", "key"}) },
+		"signatures": func() string {
+			return object("ScheduleSignature", []string{"__typename", "consensusTimestamp", "publicKeyPrefix", "signature", "type"})
+		},
 	}
 	object = func(typ string, fields []string) string {
 		var b strings.Builder

@@ -166,10 +166,15 @@ auth_file = %s
 pool_mode = transaction
 default_pool_size = %d
 max_client_conn = 500
+query_wait_timeout = 0
 logfile = %s
 pidfile = %s
 `, server, listenPort, filepath.Join(dir, "userlist.txt"), poolSize,
 		filepath.Join(dir, "pgbouncer.log"), filepath.Join(dir, "pgbouncer.pid"))
+	// query_wait_timeout = 0: a client waits for a server connection as
+	// long as it takes. PgBouncer's default, 120 s, failed the conformance
+	// replay with 503s on a crowded CI machine (Citus, 378 requests queued
+	// for 2 server connections); its requests' own deadlines are minutes.
 	// PgBouncer 1.21 learnt to carry prepared statements across server
 	// connections (max_prepared_statements; on by default since 1.24). The
 	// test pins it off, as in the PgBouncers mirrorql is documented for, so

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"mirrorql/config"
+	"mirrorql/service"
 	"mirrorql/tests/testdb"
 )
 
@@ -278,6 +279,12 @@ func (rr fuzzRequest) send(client *http.Client, base string, deadline time.Durat
 	}
 	if took > deadline {
 		return status, took, fmt.Sprintf("took %s, longer than the request deadline %s", took, deadline)
+	}
+	if status == http.StatusServiceUnavailable && path == service.RouteReadiness && rr.method == http.MethodGet &&
+		string(respBody) == `{"status":"DOWN"}`+"\n" {
+		// Readiness's own answer when the database does not answer its
+		// ping within 2 s: what it is for, on a machine busy enough.
+		return status, took, ""
 	}
 	if status >= 500 {
 		return status, took, fmt.Sprintf("%d %s", status, trim(string(respBody), 500))

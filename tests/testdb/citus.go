@@ -120,7 +120,11 @@ func createCitus(tb testing.TB, template, options string) (name, url string) {
 	tb.Helper()
 	c := citus(tb)
 	name = databaseName(tb.Name())
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// The wait includes the cluster's lock, held by the copies of the tests
+	// ahead (CreateDatabase makes one at a time): 2 minutes were outlasted by
+	// a package's parallel subtests on a crowded CI machine. A hang limit,
+	// like a drop's.
+	ctx, cancel := context.WithTimeout(context.Background(), dropWait)
 	defer cancel()
 	if err := c.CreateDatabase(ctx, name, template, options); err != nil {
 		tb.Fatalf("testdb: %v", err)

@@ -68,12 +68,16 @@ var (
 	citation = regexp.MustCompile(`([\w./-]*/)?(behavior\.md|schema\.md|v2-layout\.md|live\.md|grpc\.md|DECISIONS\.md|DECISIONS #)`)
 	// A relative Markdown link.
 	mdLink = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	// sharedPage is a page of ../shared/reference named by its path there,
+	// which a clone does not have.
+	sharedPage = regexp.MustCompile(`\.\./shared/reference/([A-Za-z0-9_.-]+\.md)`)
 )
 
 // TestCitationsResolve: every citation of a reference page in the code and
 // the docs names a file of this repository (docs/reference/…, from the root
-// or from the citing file's folder), and every relative link of the docs
-// leads to a file. The byte-identical copies under tests/testdata/conformance
+// or from the citing file's folder), every relative link of the docs
+// leads to a file, and no doc sends its reader to a reference page by its
+// path beside the repository (../shared/reference/…) when a copy is here. The byte-identical copies under tests/testdata/conformance
 // cite their own neighbours and are left alone.
 func TestCitationsResolve(t *testing.T) {
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
@@ -123,6 +127,11 @@ func TestCitationsResolve(t *testing.T) {
 			}
 			if ext != ".md" {
 				continue
+			}
+			for _, m := range sharedPage.FindAllStringSubmatch(line, -1) {
+				if exists(filepath.Join(repoRoot, "docs", "reference", m[1])) {
+					t.Errorf("%s:%d: %q is not in a clone: cite docs/reference/%s", rel, i+1, m[0], m[1])
+				}
 			}
 			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
 				target := m[1]

@@ -124,7 +124,7 @@ func newEcho(store Store, h *listHandler) (*echo.Echo, *results) {
 	e := echo.New()
 	e.Pre(rest.CanonicalRoute)
 	e.Use(middleware.GzipWithConfig(middleware.GzipConfig{MinLength: 1024}))
-	e.Use(Middleware(Options{Store: store, Routes: []string{"/api/v1/schedules"}, Result: res.add}))
+	e.Use(Middleware(Options{Store: store, Routes: map[string]Version{"/api/v1/schedules": func(context.Context) (string, error) { return "v1", nil }}, Result: res.add}))
 	e.Match([]string{http.MethodGet, http.MethodHead}, "/api/v1/schedules", h.serve)
 	e.GET("/api/v1/schedules/:id", h.serve)
 	e.GET("/api/v1/fail", func(c echo.Context) error { return echo.NewHTTPError(http.StatusServiceUnavailable) })

@@ -27,8 +27,12 @@ const MaxBody = 4 << 20
 type Options struct {
 	Store Store
 	// Routes are the route templates (echo.Context.Path) whose GET answers
-	// are cached; every other request passes through untouched.
-	Routes []string
+	// are cached, each with the version of the data its answers are made
+	// of: entries are kept per version, so reloading those tables retires
+	// every entry made of them at once. A route without a version is not
+	// cached (its entries could outlive its data). Every other request
+	// passes through untouched.
+	Routes map[string]Version
 	// Timeout bounds each store operation (default 250ms).
 	Timeout time.Duration
 	Log     *slog.Logger
@@ -36,13 +40,13 @@ type Options struct {
 	Result func(store, result string)
 	// WriteError, if set, is told every failed write.
 	WriteError func(store string)
-	// Version, if set, names the current storage of the data; entries are
-	// kept per version, so reloading the tables retires every entry at once.
-	// When it fails, its error is the request's answer (for Echo's error
-	// handler): the handler's own query would only fail the same way, after
-	// waiting once more for the database.
-	Version func(ctx context.Context) (string, error)
 }
+
+// Version names the current storage of some data. When it fails, its error
+// is the request's answer (for Echo's error handler): the handler's own
+// query would only fail the same way, after waiting once more for the
+// database.
+type Version func(ctx context.Context) (string, error)
 
 // Middleware answers a GET of one of o.Routes from the store when it holds a
 // live entry, and otherwise lets the handler answer and stores a 200 answer
@@ -64,28 +68,29 @@ func Middleware(o Options) echo.MiddlewareFunc {
 	if o.WriteError == nil {
 		o.WriteError = func(string) {}
 	}
-	routes := map[string]bool{}
-	for _, r := range o.Routes {
-		routes[r] = true
+	routes := map[string]Version{}
+	for r, v := range o.Routes {
+		if v != nil {
+			routes[r] = v
+		}
 	}
 	store := o.Store.Name()
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if req.Method != http.MethodGet || !routes[c.Path()] {
+			version := routes[c.Path()]
+			if req.Method != http.MethodGet || version == nil {
 				return next(c)
 			}
 			key := req.RequestURI
 			if key == "" { // a request built in process rather than read from a connection
 				key = req.URL.RequestURI()
 			}
-			if o.Version != nil {
-				v, err := o.Version(req.Context())
-				if err != nil {
-					return err
-				}
-				key = v + " " + key
+			v, err := version(req.Context())
+			if err != nil {
+				return err
 			}
+			key = v + " " + key
 
 			ctx, cancel := context.WithTimeout(req.Context(), o.Timeout)
 			e, ok, err := o.Store.Get(ctx, key)

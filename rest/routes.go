@@ -34,13 +34,23 @@ type Route struct {
 	// Service is the mirror node program that serves it upstream: "rest"
 	// (the Node module, rest/server.js) or "rest-java".
 	Service string
-	// Cached marks a list route whose GET answers the response cache may
-	// keep.
-	Cached bool
+	// Cached names the data a list route's GET answers are made of, by
+	// whose version the response cache keeps them (service.go reads each
+	// Version); "" for a route the cache never keeps.
+	Cached Version
 
 	segments []string // lower-case literals; "" for a parameter
 	serve    func(*Handlers, echo.Context) error
 }
+
+// Version names the data a cached route's answers are made of: the
+// response cache keys them by its version, so that reloading those tables
+// retires every answer made of them at once.
+type Version string
+
+// VersionSchedules is the schedule tables' (schedule, entity,
+// transaction_signature): app.Ledger's SchedulesVersion.
+const VersionSchedules Version = "schedules"
 
 // Service names of Route.Service.
 const (
@@ -55,7 +65,7 @@ const (
 // under /api/v1 that matches none is the Node module's JSON 404.
 var routes = []Route{
 	{Name: "topic", Path: RouteTopic, Service: ServiceJava, serve: (*Handlers).topic},
-	{Name: "schedules", Path: RouteSchedules, Service: ServiceNode, Cached: true, serve: (*Handlers).schedules},
+	{Name: "schedules", Path: RouteSchedules, Service: ServiceNode, Cached: VersionSchedules, serve: (*Handlers).schedules},
 	{Name: "schedule", Path: RouteSchedule, Service: ServiceNode, serve: (*Handlers).schedule},
 	{Name: "topicMessages", Path: RouteTopicMessages, Service: ServiceNode, serve: (*Handlers).topicMessages},
 	{Name: "topicMessage", Path: RouteTopicMessage, Service: ServiceNode, serve: (*Handlers).topicMessage},
@@ -78,12 +88,13 @@ func init() {
 // tests read.
 func Routes() []Route { return append([]Route(nil), routes...) }
 
-// CachedRoutes are the templates of the routes the response cache may keep.
-func CachedRoutes() []string {
-	var out []string
+// CachedRoutes are the templates of the routes the response cache may keep,
+// each with the data its answers follow.
+func CachedRoutes() map[string]Version {
+	out := map[string]Version{}
 	for _, r := range routes {
-		if r.Cached {
-			out = append(out, r.Path)
+		if r.Cached != "" {
+			out[r.Path] = r.Cached
 		}
 	}
 	return out

@@ -28,7 +28,7 @@ func TestRoutesOrder(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("routes:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if c := CachedRoutes(); len(c) != 1 || c[0] != RouteSchedules {
+	if c := CachedRoutes(); len(c) != 1 || c[RouteSchedules] != VersionSchedules {
 		t.Errorf("CachedRoutes() = %q", c)
 	}
 }

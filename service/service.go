@@ -232,9 +232,8 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, ops *Operations, openAPI
 	if ops.cache != nil {
 		// List endpoints only: single lookups never come from the cache.
 		chain = append(chain, cache.Middleware(cache.Options{
-			Store: ops.cache, Routes: rest.CachedRoutes(), Timeout: cfg.RedisTimeout, Log: log,
+			Store: ops.cache, Routes: cachedRoutes(ops.ledger), Timeout: cfg.RedisTimeout, Log: log,
 			Result: ops.metrics.CacheResult, WriteError: ops.metrics.CacheWriteError,
-			Version: ops.ledger.SchedulesVersion,
 		}))
 	}
 	e.Use(composedOnce(chain...))
@@ -317,4 +316,19 @@ func RequestDeadline(timeout time.Duration) echo.MiddlewareFunc {
 			return app.AsUnavailable(err) // a read's failure already is one
 		}
 	}
+}
+
+// cachedRoutes are the routes the response cache keeps (rest's table), each
+// with the read of the version its answers follow. A route whose data has
+// no read here gets none, and the cache does not keep it
+// (TestCachedRoutesHaveVersions fails).
+func cachedRoutes(l *app.Ledger) map[string]cache.Version {
+	versions := map[rest.Version]cache.Version{
+		rest.VersionSchedules: l.SchedulesVersion,
+	}
+	out := map[string]cache.Version{}
+	for path, v := range rest.CachedRoutes() {
+		out[path] = versions[v]
+	}
+	return out
 }

@@ -3,8 +3,10 @@
 package rest
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,8 +41,24 @@ type Route struct {
 	// Version); "" for a route the cache never keeps.
 	Cached Version
 
-	segments []string // lower-case literals; "" for a parameter
+	segments []string        // lower-case literals; "" for a parameter
+	query    map[string]bool // the query parameters its handler accepts
 	serve    func(*Handlers, echo.Context) error
+}
+
+// QueryParams are the query parameters the route accepts, sorted; every
+// other is refused (`Unknown query parameter`).
+func (r Route) QueryParams() []string { return slices.Sorted(maps.Keys(r.query)) }
+
+// PathParams are the names of the route's path parameters, in order.
+func (r Route) PathParams() []string {
+	var out []string
+	for _, seg := range strings.Split(r.Path, "/") {
+		if name, ok := strings.CutPrefix(seg, ":"); ok {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // Version names the data a cached route's answers are made of: the
@@ -65,9 +83,9 @@ const (
 // under /api/v1 that matches none is the Node module's JSON 404.
 var routes = []Route{
 	{Name: "topic", Path: RouteTopic, Service: ServiceJava, serve: (*Handlers).topic},
-	{Name: "schedules", Path: RouteSchedules, Service: ServiceNode, Cached: VersionSchedules, serve: (*Handlers).schedules},
+	{Name: "schedules", Path: RouteSchedules, Service: ServiceNode, Cached: VersionSchedules, query: acceptedScheduleParams, serve: (*Handlers).schedules},
 	{Name: "schedule", Path: RouteSchedule, Service: ServiceNode, serve: (*Handlers).schedule},
-	{Name: "topicMessages", Path: RouteTopicMessages, Service: ServiceNode, serve: (*Handlers).topicMessages},
+	{Name: "topicMessages", Path: RouteTopicMessages, Service: ServiceNode, query: acceptedMessageParams, serve: (*Handlers).topicMessages},
 	{Name: "topicMessage", Path: RouteTopicMessage, Service: ServiceNode, serve: (*Handlers).topicMessage},
 	{Name: "messageByTimestamp", Path: RouteMessageByTimestamp, Service: ServiceNode, serve: (*Handlers).messageByTimestamp},
 }

@@ -31,6 +31,7 @@ var prepareCases = []struct {
 	{"marks ordered by class, then composed", "a\u0302\u0323", "\u1ead", true},
 	{"a mark of the same class blocks", "a\u0301\u0301", "á\u0301", true},
 	{"31 marks, no joiner inserted", "e" + strings.Repeat("\u0301", 31), "é" + strings.Repeat("\u0301", 30), true},
+	{"34 marks and no starter, ordered", strings.Repeat("\u0301\u0323", 17), strings.Repeat("\u0323", 17) + strings.Repeat("\u0301", 17), true},
 	{"40 marks of two classes, ordered as one run", "a" + strings.Repeat("\u0301\u0323", 20), "\u1ea1" + strings.Repeat("\u0323", 19) + strings.Repeat("\u0301", 20), true},
 	{"soft hyphen dropped", "soft\u00adhyphen", "softhyphen", true},
 	{"RFC 4013's example", "I\u00adX", "IX", true},

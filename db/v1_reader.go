@@ -110,10 +110,26 @@ func (r *v1Reader) messagesOfTopics(ctx context.Context, topics []model.EntityID
 	if err := r.messagePage(ctx, f, topics, read); err != nil {
 		return nil, err
 	}
-	for _, m := range rows {
-		out[m.TopicID] = append(out[m.TopicID], m)
-	}
+	groupByTopic(out, rows)
 	return out, nil
+}
+
+// groupByTopic puts each topic's rows into out: a run of one topic's rows is
+// handed over as a slice of rows, with no copy (the statement returns each
+// topic's page in one run); a topic met again is appended to a copy.
+func groupByTopic(out map[model.EntityID][]model.TopicMessage, rows []model.TopicMessage) {
+	for i := 0; i < len(rows); {
+		id, j := rows[i].TopicID, i+1
+		for j < len(rows) && rows[j].TopicID == id {
+			j++
+		}
+		if prev, seen := out[id]; seen {
+			out[id] = append(prev[:len(prev):len(prev)], rows[i:j]...)
+		} else {
+			out[id] = rows[i:j:j]
+		}
+		i = j
+	}
 }
 
 // messagePage sends the statement of f's page, for f.TopicID when topics is

@@ -3,7 +3,9 @@ package graph_test
 import (
 	"bytes"
 	"math/rand/v2"
+	"net/http"
 	"reflect"
+	"runtime/metrics"
 	"strings"
 	"testing"
 
@@ -163,4 +165,40 @@ func TestEveryScheduleFieldIsWritten(t *testing.T) {
 			t.Errorf("Schedule.%s is not written by the views (graph/view/schedules.go)", f.Name)
 		}
 	}
+}
+
+// TestSchedulesNeedNoGoroutines: a page of schedules with their signatures
+// is written without a goroutine for any schedule or signature, where
+// gqlgen's generated code starts one for each (the reference still does).
+// Not parallel, as TestPageNeedsNoGoroutines.
+func TestSchedulesNeedNoGoroutines(t *testing.T) {
+	s := memstore.New()
+	sig := model.Signature{ConsensusTimestamp: 1, PublicKeyPrefix: []byte{1}, Signature: []byte{2}}
+	for id := model.EntityID(3000); id < 3100; id++ {
+		s.AddSchedules(model.Schedule{ScheduleID: id, ConsensusTimestamp: model.Timestamp(id), CreatorAccountID: 2,
+			PayerAccountID: 2, TransactionBody: []byte{1}, Signatures: []model.Signature{sig, sig}})
+	}
+	p := newViewPair(s)
+	query := `{ schedules(first: 100) { nodes { id status signatures { type signature } } edges { cursor node { id } } } }`
+	created := func(h http.Handler) uint64 {
+		sample := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+		metrics.Read(sample)
+		before := sample[0].Value.Uint64()
+		if got := post(h, query, nil); !bytes.HasPrefix(got, []byte("200 ")) || bytes.Contains(got, []byte(`"errors"`)) {
+			t.Fatalf("not answered: %.200s", got)
+		}
+		metrics.Read(sample)
+		return sample[0].Value.Uint64() - before
+	}
+	for range 3 { // the least of three: a runtime goroutine may start beside one
+		views, ref := created(p.views), created(p.executor)
+		if ref < 300 {
+			t.Fatalf("the reference started %d goroutines for 100 nodes, 100 edges and 200 signatures: the count misses them", ref)
+		}
+		if views < 10 {
+			return
+		}
+		t.Logf("the views started %d goroutines for a page of 100 schedules", views)
+	}
+	t.Errorf("a page of 100 schedules starts a goroutine per element again")
 }

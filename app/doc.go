@@ -1,8 +1,8 @@
 // Package app is the core between the faces (rest, graph, live's streams)
 // and the query layer. It is the only door to the data: it declares what it
 // reads (Store, LiveStore, in its own types; package db answers in them) and
-// what the faces ask (Reader for every face, RESTReader and GraphReader for
-// what only one face needs). It holds the rules the faces must apply the
+// what it adds to those reads (the Ledger's methods); a face holds the
+// Ledger, and asks its Store directly where app adds nothing. It holds the rules the faces must apply the
 // same way, once: the operator's settings (Rules: page sizes, the shard and
 // realm of short ids), the error vocabulary, the topic id's two steps, where
 // the next page starts and whether one exists (the lookahead), and the

@@ -142,16 +142,20 @@ func TestLedger(t *testing.T) {
 			},
 			want: app.MessagePage{}},
 		{name: "MessageBySequence",
-			ask:  func(ctx context.Context, l *app.Ledger) (any, error) { return l.MessageBySequence(ctx, 7, 3) },
+			ask:  func(ctx context.Context, l *app.Ledger) (any, error) { return l.Store().MessageBySequence(ctx, 7, 3) },
 			want: ptr(message(7, 3))},
 		{name: "MessageBySequence: none",
-			ask: func(ctx context.Context, l *app.Ledger) (any, error) { return l.MessageBySequence(ctx, 7, 6) },
+			ask: func(ctx context.Context, l *app.Ledger) (any, error) { return l.Store().MessageBySequence(ctx, 7, 6) },
 			err: "*app.NotFound: Not found"},
 		{name: "MessageByTimestamp",
-			ask:  func(ctx context.Context, l *app.Ledger) (any, error) { return l.MessageByTimestamp(ctx, ts(11, 1)) },
+			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
+				return l.Store().MessageByTimestamp(ctx, ts(11, 1))
+			},
 			want: ptr(message(11, 1))},
 		{name: "MessageByTimestamp: a failed submit",
-			ask: func(ctx context.Context, l *app.Ledger) (any, error) { return l.MessageByTimestamp(ctx, base+7100) },
+			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
+				return l.Store().MessageByTimestamp(ctx, base+7100)
+			},
 			err: "*app.NotFound: Not found"},
 		{name: "MessageOfTopicAt",
 			ask:  func(ctx context.Context, l *app.Ledger) (any, error) { return l.MessageOfTopicAt(ctx, 7, ts(7, 2)) },
@@ -160,13 +164,13 @@ func TestLedger(t *testing.T) {
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) { return l.MessageOfTopicAt(ctx, 8, ts(7, 2)) },
 			err: "*app.NotFound: Not found"},
 		{name: "Topic: every row",
-			ask:  func(ctx context.Context, l *app.Ledger) (any, error) { return l.Topic(ctx, 7) },
+			ask:  func(ctx context.Context, l *app.Ledger) (any, error) { return l.Store().Topic(ctx, 7) },
 			want: &model.Topic{ID: 7, HasTopic: true, HasEntity: true, HasCustomFee: true, Memo: "seven"}},
 		{name: "Topic: an account has an entity row alone",
-			ask:  func(ctx context.Context, l *app.Ledger) (any, error) { return l.Topic(ctx, 2) },
+			ask:  func(ctx context.Context, l *app.Ledger) (any, error) { return l.Store().Topic(ctx, 2) },
 			want: &model.Topic{ID: 2, HasEntity: true}},
 		{name: "Topic: no row",
-			ask: func(ctx context.Context, l *app.Ledger) (any, error) { return l.Topic(ctx, 12) },
+			ask: func(ctx context.Context, l *app.Ledger) (any, error) { return l.Store().Topic(ctx, 12) },
 			err: "*app.NotFound: Not found"},
 		{name: "TopicEntity",
 			ask:  func(ctx context.Context, l *app.Ledger) (any, error) { return l.TopicEntity(ctx, 8) },
@@ -187,15 +191,15 @@ func TestLedger(t *testing.T) {
 			want: app.TopicPage{Rows: []model.Topic{topicRow(8), topicRow(7)}, Next: app.After(model.Desc, model.EntityID(7))}},
 		{name: "TopicsByID: those with an entity row, in id order",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
-				return l.TopicsByID(ctx, []model.EntityID{9, 8, 12, 7, 8})
+				return l.Store().TopicsByID(ctx, []model.EntityID{9, 8, 12, 7, 8})
 			},
 			want: []model.Topic{topicRow(7), topicRow(8)}},
 		{name: "Schedule: its signatures in consensus order",
-			ask: func(ctx context.Context, l *app.Ledger) (any, error) { return l.Schedule(ctx, 2003) },
+			ask: func(ctx context.Context, l *app.Ledger) (any, error) { return l.Store().Schedule(ctx, 2003) },
 			want: &model.Schedule{ScheduleID: 2003, CreatorAccountID: 2, PayerAccountID: 3, ConsensusTimestamp: base, HasEntity: true, Memo: &memo,
 				Signatures: []model.Signature{{EntityID: 2003, ConsensusTimestamp: base + 1}, {EntityID: 2003, ConsensusTimestamp: base + 2}}}},
 		{name: "Schedule: none",
-			ask: func(ctx context.Context, l *app.Ledger) (any, error) { return l.Schedule(ctx, 7) },
+			ask: func(ctx context.Context, l *app.Ledger) (any, error) { return l.Store().Schedule(ctx, 7) },
 			err: "*app.NotFound: Not found"},
 		{name: "Schedules: by creator, desc, looking ahead",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
@@ -225,7 +229,7 @@ func TestLedger(t *testing.T) {
 			err: "*app.NotFound: 0.0.11 does not exist"},
 		{name: "MessagesBySequence: those that exist",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
-				return l.MessagesBySequence(ctx, []app.TopicSequence{{TopicID: 7, SequenceNumber: 2}, {TopicID: 8, SequenceNumber: 2},
+				return l.Store().MessagesBySequence(ctx, []app.TopicSequence{{TopicID: 7, SequenceNumber: 2}, {TopicID: 8, SequenceNumber: 2},
 					{TopicID: 11, SequenceNumber: 1}})
 			},
 			want: map[app.TopicSequence]*model.TopicMessage{{TopicID: 7, SequenceNumber: 2}: ptr(message(7, 2)),
@@ -242,21 +246,21 @@ func TestLedger(t *testing.T) {
 			}},
 		{name: "LatestMessages: of each topic that has one",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
-				return l.LatestMessages(ctx, []model.EntityID{7, 8, 11})
+				return l.Store().LatestMessages(ctx, []model.EntityID{7, 8, 11})
 			},
 			want: map[model.EntityID]*model.TopicMessage{7: ptr(message(7, 5)), 11: ptr(message(11, 1))}},
 		{name: "ChunksOf: the logical message of a chunk, nil for an unchunked one",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
-				return l.ChunksOf(ctx, []*model.TopicMessage{ptr(message(7, 5)), ptr(message(7, 1))})
+				return l.Store().ChunksOf(ctx, []*model.TopicMessage{ptr(message(7, 5)), ptr(message(7, 1))})
 			},
 			want: [][]model.TopicMessage{msgs(7, 4, 5), nil}},
 		{name: "Activity: counts between consecutive boundaries",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
-				return l.Activity(ctx, 7, []model.Timestamp{base, ts(7, 2), ts(7, 5), ts(7, 5) + 1, ts(7, 5) + 2})
+				return l.Store().Activity(ctx, 7, []model.Timestamp{base, ts(7, 2), ts(7, 5), ts(7, 5) + 1, ts(7, 5) + 2})
 			},
 			want: []int64{1, 3, 1, 0}},
 		{name: "SchedulesVersion",
-			ask:  func(ctx context.Context, l *app.Ledger) (any, error) { return l.SchedulesVersion(ctx) },
+			ask:  func(ctx context.Context, l *app.Ledger) (any, error) { return l.Store().SchedulesVersion(ctx) },
 			want: "0"},
 	}
 	l := app.New(ledgerRows(), app.Rules{})
@@ -296,22 +300,25 @@ func TestLedgerPassesOnUnavailable(t *testing.T) {
 	page := app.MessageQuery{NoSuchTopic: "7", MessageFilter: app.MessageFilter{TopicID: 7, Limit: 25}}
 	asks := map[string]func() error{
 		"TopicMessages":      func() error { _, err := l.TopicMessages(ctx, page); return err },
-		"MessageBySequence":  func() error { _, err := l.MessageBySequence(ctx, 7, 1); return err },
-		"MessageByTimestamp": func() error { _, err := l.MessageByTimestamp(ctx, base); return err },
+		"MessageBySequence":  func() error { _, err := l.Store().MessageBySequence(ctx, 7, 1); return err },
+		"MessageByTimestamp": func() error { _, err := l.Store().MessageByTimestamp(ctx, base); return err },
 		"MessageOfTopicAt":   func() error { _, err := l.MessageOfTopicAt(ctx, 7, base); return err },
-		"Topic":              func() error { _, err := l.Topic(ctx, 7); return err },
+		"Topic":              func() error { _, err := l.Store().Topic(ctx, 7); return err },
 		"TopicEntity":        func() error { _, err := l.TopicEntity(ctx, 7); return err },
 		"Topics":             func() error { _, err := l.Topics(ctx, app.TopicQuery{}); return err },
-		"TopicsByID":         func() error { _, err := l.TopicsByID(ctx, []model.EntityID{7}); return err },
-		"Schedule":           func() error { _, err := l.Schedule(ctx, 2001); return err },
+		"TopicsByID":         func() error { _, err := l.Store().TopicsByID(ctx, []model.EntityID{7}); return err },
+		"Schedule":           func() error { _, err := l.Store().Schedule(ctx, 2001); return err },
 		"Schedules":          func() error { _, err := l.Schedules(ctx, app.ScheduleQuery{}); return err },
 		"FollowableTopic":    func() error { return l.FollowableTopic(ctx, 7) },
-		"MessagesBySequence": func() error { _, err := l.MessagesBySequence(ctx, []app.TopicSequence{{TopicID: 7}}); return err },
-		"MessagesOfTopics":   func() error { _, err := l.MessagesOfTopics(ctx, []model.EntityID{7}, page); return err },
-		"LatestMessages":     func() error { _, err := l.LatestMessages(ctx, []model.EntityID{7}); return err },
-		"ChunksOf":           func() error { _, err := l.ChunksOf(ctx, []*model.TopicMessage{ptr(message(7, 4))}); return err },
-		"Activity":           func() error { _, err := l.Activity(ctx, 7, []model.Timestamp{0, base}); return err },
-		"SchedulesVersion":   func() error { _, err := l.SchedulesVersion(ctx); return err },
+		"MessagesBySequence": func() error {
+			_, err := l.Store().MessagesBySequence(ctx, []app.TopicSequence{{TopicID: 7}})
+			return err
+		},
+		"MessagesOfTopics": func() error { _, err := l.MessagesOfTopics(ctx, []model.EntityID{7}, page); return err },
+		"LatestMessages":   func() error { _, err := l.Store().LatestMessages(ctx, []model.EntityID{7}); return err },
+		"ChunksOf":         func() error { _, err := l.Store().ChunksOf(ctx, []*model.TopicMessage{ptr(message(7, 4))}); return err },
+		"Activity":         func() error { _, err := l.Store().Activity(ctx, 7, []model.Timestamp{0, base}); return err },
+		"SchedulesVersion": func() error { _, err := l.Store().SchedulesVersion(ctx); return err },
 	}
 	for name, ask := range asks {
 		t.Run(name, func(t *testing.T) {
@@ -351,9 +358,9 @@ func TestSchedulesVersionChangesOnReload(t *testing.T) {
 	t.Parallel()
 	s := ledgerRows()
 	l := app.New(s, app.Rules{})
-	before, _ := l.SchedulesVersion(context.Background())
+	before, _ := l.Store().SchedulesVersion(context.Background())
 	s.TruncateSchedules()
-	after, _ := l.SchedulesVersion(context.Background())
+	after, _ := l.Store().SchedulesVersion(context.Background())
 	if before == after {
 		t.Errorf("version %q before and after a reload", before)
 	}

@@ -6,66 +6,6 @@ import (
 	"mirrorql/model"
 )
 
-// Reader is what every face asks of the ledger. Its errors are app's: a
-// NotFound, an Unavailable, or a BadRequest.
-type Reader interface {
-	// Rules are the settings every face applies the same way: page sizes
-	// and the shard and realm of short ids.
-	Rules() Rules
-	// TopicMessages is a page of one topic's messages.
-	TopicMessages(ctx context.Context, q MessageQuery) (MessagePage, error)
-	// MessageBySequence is the message with that sequence number in the topic.
-	MessageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error)
-	// MessageByTimestamp is the message a successful submit at that consensus
-	// time wrote.
-	MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error)
-	// Schedule is one schedule with its signatures.
-	Schedule(ctx context.Context, id model.EntityID) (*model.Schedule, error)
-	// Schedules is a page of schedules with their signatures.
-	Schedules(ctx context.Context, q ScheduleQuery) (SchedulePage, error)
-	// FollowableTopic checks that a subscription may follow id: NotFound
-	// when no entity has that id, a BadRequest when it is not a topic
-	// (GraphQL's subscriptions and gRPC's subscribeTopic).
-	FollowableTopic(ctx context.Context, id model.EntityID) error
-}
-
-// RESTReader is Reader and what only the REST face asks.
-type RESTReader interface {
-	Reader
-	// MessageOfTopicAt is MessageByTimestamp when that message is the
-	// topic's (the by-sequence route given a timestamp, docs/reference/DECISIONS.md #8).
-	MessageOfTopicAt(ctx context.Context, topic model.EntityID, ts model.Timestamp) (*model.TopicMessage, error)
-	// Topic is the topic, entity and custom fee rows of one topic: NotFound
-	// only when none exists (rest-java's topic details tell the rows apart).
-	Topic(ctx context.Context, id model.EntityID) (*model.Topic, error)
-}
-
-// GraphReader is Reader and what only the GraphQL face asks: the topics
-// and the batched reads of nested fields (its
-// dataloaders ask for a whole page's keys at once).
-type GraphReader interface {
-	Reader
-	// TopicEntity is the topic with an entity row.
-	TopicEntity(ctx context.Context, id model.EntityID) (*model.Topic, error)
-	// Topics is a page of topic entities.
-	Topics(ctx context.Context, q TopicQuery) (TopicPage, error)
-	// TopicsByID are the topics with an entity row among ids.
-	TopicsByID(ctx context.Context, ids []model.EntityID) ([]model.Topic, error)
-	// MessagesBySequence are the messages that exist among keys.
-	MessagesBySequence(ctx context.Context, keys []TopicSequence) (map[TopicSequence]*model.TopicMessage, error)
-	// MessagesOfTopics is the page q selects of each of topics (q.TopicID
-	// and q.NoSuchTopic aside), every one of them in the map: the nested
-	// Topic.messages of a whole list of topics at once.
-	MessagesOfTopics(ctx context.Context, topics []model.EntityID, q MessageQuery) (map[model.EntityID]MessagePage, error)
-	// LatestMessages is the newest message of each topic that has one.
-	LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error)
-	// ChunksOf is, for each chunked message, the chunks of its logical
-	// message (db.ChunkWindow); nil for an unchunked one.
-	ChunksOf(ctx context.Context, msgs []*model.TopicMessage) ([][]model.TopicMessage, error)
-	// Activity counts a topic's messages between consecutive boundaries.
-	Activity(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error)
-}
-
 // Page is a page of rows ordered by a paging key of type K.
 type Page[T, K any] struct {
 	Rows []T
@@ -149,35 +89,32 @@ type ScheduleQuery struct {
 	Lookahead bool
 }
 
-// Ledger is every face's reader over a Store. It embeds the Store so that
-// where app adds nothing (a message by sequence number or timestamp, a
-// topic's rows, a schedule, the schedules' version, the batches of GraphQL's
-// nested fields) a face's read is the store's own, and a method is written
-// here only when it does something: apply the rules, page, or combine and
-// check the store's reads. Its Topics, Schedules and MessagesOfTopics take
-// app's queries and shadow the store's reads of those names.
+// Ledger is every face's reader over a Store: its methods are what app
+// adds to the store's reads (the rules applied, pages, reads combined and
+// checked). Where app adds nothing (a message by sequence number or
+// timestamp, a topic's rows, a schedule, the schedules' version, the batches
+// of GraphQL's nested fields) a face asks the store itself (Store), so that
+// no read of the ledger stands for the store's of the same name.
 type Ledger struct {
-	Store
+	store Store
 	rules Rules
 }
 
-var (
-	_ RESTReader  = (*Ledger)(nil)
-	_ GraphReader = (*Ledger)(nil)
-)
-
 // New is the Ledger over s with the rules r (its zero sizes defaulted).
-func New(s Store, r Rules) *Ledger { return &Ledger{Store: s, rules: r.withDefaults()} }
+func New(s Store, r Rules) *Ledger { return &Ledger{store: s, rules: r.withDefaults()} }
+
+// Store is the store under the ledger, for the reads app adds nothing to.
+func (l *Ledger) Store() Store { return l.store }
 
 func (l *Ledger) Rules() Rules { return l.rules }
 
 func (l *Ledger) TopicMessages(ctx context.Context, q MessageQuery) (MessagePage, error) {
-	rows, err := l.Store.MessagesOfTopic(ctx, q.filter())
+	rows, err := l.store.MessagesOfTopic(ctx, q.filter())
 	if err != nil {
 		return MessagePage{}, err
 	}
 	if len(rows) == 0 && q.NoSuchTopic != "" {
-		exists, err := l.Store.TopicExists(ctx, q.TopicID)
+		exists, err := l.store.TopicExists(ctx, q.TopicID)
 		if err != nil {
 			return MessagePage{}, err
 		}
@@ -189,7 +126,7 @@ func (l *Ledger) TopicMessages(ctx context.Context, q MessageQuery) (MessagePage
 }
 
 func (l *Ledger) MessageOfTopicAt(ctx context.Context, topic model.EntityID, ts model.Timestamp) (*model.TopicMessage, error) {
-	m, err := l.Store.MessageByTimestamp(ctx, ts)
+	m, err := l.store.MessageByTimestamp(ctx, ts)
 	if err == nil && m.TopicID != topic {
 		return nil, ErrNotFound
 	}
@@ -197,7 +134,7 @@ func (l *Ledger) MessageOfTopicAt(ctx context.Context, topic model.EntityID, ts 
 }
 
 func (l *Ledger) TopicEntity(ctx context.Context, id model.EntityID) (*model.Topic, error) {
-	rows, err := l.Store.TopicsByID(ctx, []model.EntityID{id})
+	rows, err := l.store.TopicsByID(ctx, []model.EntityID{id})
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +147,7 @@ func (l *Ledger) TopicEntity(ctx context.Context, id model.EntityID) (*model.Top
 func (l *Ledger) Topics(ctx context.Context, q TopicQuery) (TopicPage, error) {
 	f := q.TopicFilter
 	f.Limit = readLimit(q.Limit, q.Lookahead)
-	rows, err := l.Store.Topics(ctx, f)
+	rows, err := l.store.Topics(ctx, f)
 	if err != nil {
 		return TopicPage{}, err
 	}
@@ -220,7 +157,7 @@ func (l *Ledger) Topics(ctx context.Context, q TopicQuery) (TopicPage, error) {
 func (l *Ledger) Schedules(ctx context.Context, q ScheduleQuery) (SchedulePage, error) {
 	f := q.ScheduleFilter
 	f.Limit = readLimit(q.Limit, q.Lookahead)
-	rows, err := l.Store.Schedules(ctx, f)
+	rows, err := l.store.Schedules(ctx, f)
 	if err != nil {
 		return SchedulePage{}, err
 	}
@@ -228,7 +165,7 @@ func (l *Ledger) Schedules(ctx context.Context, q ScheduleQuery) (SchedulePage, 
 }
 
 func (l *Ledger) FollowableTopic(ctx context.Context, id model.EntityID) error {
-	kind, err := l.Store.EntityKind(ctx, id)
+	kind, err := l.store.EntityKind(ctx, id)
 	switch {
 	case IsNotFound(err):
 		return &NotFound{Message: id.String() + " does not exist"}
@@ -241,7 +178,7 @@ func (l *Ledger) FollowableTopic(ctx context.Context, id model.EntityID) error {
 }
 
 func (l *Ledger) MessagesOfTopics(ctx context.Context, topics []model.EntityID, q MessageQuery) (map[model.EntityID]MessagePage, error) {
-	found, err := l.Store.MessagesOfTopics(ctx, topics, q.filter())
+	found, err := l.store.MessagesOfTopics(ctx, topics, q.filter())
 	if err != nil {
 		return nil, err
 	}

@@ -24,10 +24,10 @@ import (
 	"connectrpc.com/grpcreflect"
 	"github.com/rs/cors"
 
-	"mirrorql/app"
 	"mirrorql/consensus/mirrorpb"
 	"mirrorql/consensus/mirrorpb/mirrorpbconnect"
 	"mirrorql/live"
+	"mirrorql/model"
 	"mirrorql/observe"
 )
 
@@ -97,8 +97,14 @@ var services = []string{
 	grpcreflect.ReflectV1AlphaServiceName,
 }
 
+// Topics is what the face asks of app (*app.Ledger): whether a topic may be
+// followed.
+type Topics interface {
+	FollowableTopic(ctx context.Context, id model.EntityID) error
+}
+
 // New is the face's handler over reader (app's questions) and o.Hub.
-func New(reader app.Reader, o Options) http.Handler {
+func New(reader Topics, o Options) http.Handler {
 	o = o.withDefaults()
 	opts := []connect.HandlerOption{
 		connect.WithReadMaxBytes(o.MaxRequestBytes),

@@ -20,9 +20,8 @@ import (
 	"mirrorql/model"
 )
 
-// ledger is an app.Reader that knows topics 0.0.1 … 0.0.100 and one
-// account, 0.0.200.
-type ledger struct{ app.Reader }
+// ledger knows topics 0.0.1 … 0.0.100 and one account, 0.0.200.
+type ledger struct{}
 
 func (ledger) FollowableTopic(_ context.Context, id model.EntityID) error {
 	switch {

@@ -18,7 +18,7 @@ import (
 
 // subscriber answers ConsensusService.
 type subscriber struct {
-	app app.Reader
+	app Topics
 	o   Options
 }
 

@@ -28,7 +28,7 @@ func (r *Resolver) activity(ctx context.Context, t *view.Topic, fromArg, toArg v
 		return nil, err
 	}
 	bounds := model.Boundaries(from, to, buckets)
-	counts, err := r.app.Activity(ctx, t.Row.ID, bounds)
+	counts, err := r.store.Activity(ctx, t.Row.ID, bounds)
 	if err != nil {
 		return nil, err
 	}

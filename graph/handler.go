@@ -26,7 +26,7 @@ const Endpoint = "/graphql"
 // NewHandler is the GraphQL face: POST and GET (`?query=`) GraphQL requests,
 // and the GraphiQL explorer for a browser's GET (Accept: text/html) and its
 // assets. Mount it on Endpoint and on Endpoint+"/explorer/*".
-func NewHandler(r app.GraphReader, o Options) http.Handler {
+func NewHandler(r *app.Ledger, o Options) http.Handler {
 	api := NewAPI(r, o)
 	page := explorer.Handler(Endpoint, o.withDefaults().NotFound)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -43,7 +43,7 @@ func NewHandler(r app.GraphReader, o Options) http.Handler {
 // queries, the operation guard
 // (depth and complexity), the parser's token limit, the body size limit, the
 // request's dataloaders, and compiled operations unless o turns them off.
-func NewAPI(r app.GraphReader, o Options) http.Handler {
+func NewAPI(r *app.Ledger, o Options) http.Handler {
 	return newAPI(r, o, !o.NoCompiledOperations, nil).Handler
 }
 
@@ -57,7 +57,7 @@ type api struct {
 // newAPI is NewAPI with compiled operations on or off and the POST transport
 // given (nil: postJSON); tests compare postJSON with gqlgen's own, and the
 // endpoint with and without compiled operations.
-func newAPI(r app.GraphReader, o Options, compiled bool, post graphql.Transport) api {
+func newAPI(r *app.Ledger, o Options, compiled bool, post graphql.Transport) api {
 	o = o.withDefaults()
 	res := newResolver(r, o)
 	var pl *plans

@@ -17,7 +17,7 @@ import (
 )
 
 // loaders batch the nested fields of one request: every key asked for while
-// a loader waits (Options.LoaderWait) is answered by one call of app.GraphReader, so a page
+// a loader waits (Options.LoaderWait) is answered by one call of *app.Ledger, so a page
 // of any size costs a constant number of statements. A node that came alone
 // (no page of siblings) is answered by that call at once.
 //
@@ -30,16 +30,16 @@ import (
 // itself is held up past the wait (a busy machine once split a batch in
 // two: one statement more, the same answers).
 type loaders struct {
-	// topic: TopicMessage.topic (app.GraphReader.TopicsByID: topics with an entity row).
+	// topic: TopicMessage.topic (*app.Ledger.TopicsByID: topics with an entity row).
 	topic *dataloader.Loader[model.EntityID, *view.Topic]
-	// message: Topic.message (app.GraphReader.MessagesBySequence).
+	// message: Topic.message (*app.Ledger.MessagesBySequence).
 	message *dataloader.Loader[app.TopicSequence, *view.TopicMessage]
-	// messages: Topic.messages (app.GraphReader.MessagesOfTopics, one call per
+	// messages: Topic.messages (*app.Ledger.MessagesOfTopics, one call per
 	// distinct query; the fields of one list share theirs).
 	messages *dataloader.Loader[messagesKey, messagePage]
-	// chunks: TopicMessage.chunks and fullMessage (app.GraphReader.ChunksOf).
+	// chunks: TopicMessage.chunks and fullMessage (*app.Ledger.ChunksOf).
 	chunks *dataloader.Loader[*model.TopicMessage, messageRows]
-	// latest: Topic.latestMessage and messageCount (app.GraphReader.LatestMessages).
+	// latest: Topic.latestMessage and messageCount (*app.Ledger.LatestMessages).
 	latest *dataloader.Loader[model.EntityID, *view.TopicMessage]
 
 	mu      sync.Mutex
@@ -51,9 +51,10 @@ type loaders struct {
 	// The loaders are made on a request's first nested field: most
 	// requests have none, and making four loaders is a visible share of a
 	// small request's allocations.
-	app  app.GraphReader
-	wait time.Duration
-	once sync.Once
+	app   *app.Ledger
+	store app.Store // the batches app adds nothing to
+	wait  time.Duration
+	once  sync.Once
 }
 
 // messageRows are one key's rows and the page of the whole batch they
@@ -77,8 +78,8 @@ type messagesKey struct {
 
 type loadersKey struct{}
 
-func newLoaders(r app.GraphReader, wait time.Duration) *loaders {
-	return &loaders{app: r, wait: wait}
+func newLoaders(r *app.Ledger, wait time.Duration) *loaders {
+	return &loaders{app: r, store: r.Store(), wait: wait}
 }
 
 // ready makes the loaders, once.
@@ -98,7 +99,7 @@ func (l *loaders) make() {
 // keys, their results in the keys' order.
 
 func (l *loaders) topics(ctx context.Context, ids []model.EntityID) []*dataloader.Result[*view.Topic] {
-	rows, err := l.app.TopicsByID(ctx, ids)
+	rows, err := l.store.TopicsByID(ctx, ids)
 	if err != nil {
 		return failAll[*view.Topic](len(ids), err)
 	}
@@ -111,7 +112,7 @@ func (l *loaders) topics(ctx context.Context, ids []model.EntityID) []*dataloade
 }
 
 func (l *loaders) messagesBySequence(ctx context.Context, keys []app.TopicSequence) []*dataloader.Result[*view.TopicMessage] {
-	found, err := l.app.MessagesBySequence(ctx, keys)
+	found, err := l.store.MessagesBySequence(ctx, keys)
 	if err != nil {
 		return failAll[*view.TopicMessage](len(keys), err)
 	}
@@ -154,7 +155,7 @@ func (l *loaders) pages(ctx context.Context, keys []messagesKey) []*dataloader.R
 }
 
 func (l *loaders) latestMessages(ctx context.Context, ids []model.EntityID) []*dataloader.Result[*view.TopicMessage] {
-	found, err := l.app.LatestMessages(ctx, ids)
+	found, err := l.store.LatestMessages(ctx, ids)
 	if err != nil {
 		return failAll[*view.TopicMessage](len(ids), err)
 	}
@@ -162,7 +163,7 @@ func (l *loaders) latestMessages(ctx context.Context, ids []model.EntityID) []*d
 }
 
 func (l *loaders) chunkRows(ctx context.Context, msgs []*model.TopicMessage) []*dataloader.Result[messageRows] {
-	chunks, err := l.app.ChunksOf(ctx, msgs)
+	chunks, err := l.store.ChunksOf(ctx, msgs)
 	if err != nil {
 		return failAll[messageRows](len(msgs), err)
 	}
@@ -367,13 +368,13 @@ func failAll[V any](n int, err error) []*dataloader.Result[V] {
 }
 
 // withLoaders gives every request its own loaders (and so its own cache).
-func withLoaders(d app.GraphReader, wait time.Duration, next http.Handler) http.Handler {
+func withLoaders(d *app.Ledger, wait time.Duration, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r.WithContext(withFreshLoaders(r.Context(), d, wait)))
 	})
 }
 
-func withFreshLoaders(ctx context.Context, d app.GraphReader, wait time.Duration) context.Context {
+func withFreshLoaders(ctx context.Context, d *app.Ledger, wait time.Duration) context.Context {
 	return context.WithValue(ctx, loadersKey{}, newLoaders(d, wait))
 }
 

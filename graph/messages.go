@@ -25,7 +25,7 @@ func (r *Resolver) messageBySequence(ctx context.Context, topicID view.EntityIDA
 	if err != nil {
 		return nil, nil, fieldError(ctx, err)
 	}
-	m, err := messageOrNull(r.app.MessageBySequence(ctx, topic, seq))
+	m, err := messageOrNull(r.store.MessageBySequence(ctx, topic, seq))
 	return m, nil, err
 }
 
@@ -36,7 +36,7 @@ func (r *Resolver) messageByTimestamp(ctx context.Context, consensusTimestamp vi
 	if err != nil {
 		return nil, badInput(invalidParameter("consensus_timestamp"))
 	}
-	return messageOrNull(r.app.MessageByTimestamp(ctx, ts))
+	return messageOrNull(r.store.MessageByTimestamp(ctx, ts))
 }
 
 // messageOrNull maps a single-message lookup: not found is null.

@@ -91,8 +91,10 @@ func (o Options) withDefaults() Options {
 // dataloaders) travels in the context.
 type Resolver struct {
 	opts Options
-	// app answers the root fields, and the loaders' batches of nested ones.
-	app   app.GraphReader
+	// app answers the root fields, and the loaders' batches of nested
+	// ones; store, the reads app adds nothing to.
+	app   *app.Ledger
+	store app.Store
 	rules app.Rules
 	// presentError is the server's error presenter (errors.go), which the
 	// compiled operations use too.
@@ -100,8 +102,8 @@ type Resolver struct {
 }
 
 // newResolver is the Resolver over r; o has its defaults.
-func newResolver(r app.GraphReader, o Options) *Resolver {
-	return &Resolver{opts: o, app: r, rules: r.Rules(), presentError: presentError(o.Log)}
+func newResolver(r *app.Ledger, o Options) *Resolver {
+	return &Resolver{opts: o, app: r, store: r.Store(), rules: r.Rules(), presentError: presentError(o.Log)}
 }
 
 // now is the request's clock, a schedule's status's time.

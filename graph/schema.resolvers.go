@@ -102,7 +102,7 @@ func (r *queryResolver) Schedule(ctx context.Context, id view.EntityIDArg) (*vie
 	if err != nil {
 		return nil, fieldError(ctx, app.EntityIDError(err, "scheduleid"))
 	}
-	s, err := r.app.Schedule(ctx, sid)
+	s, err := r.store.Schedule(ctx, sid)
 	switch {
 	case app.IsNotFound(err):
 		return nil, nil

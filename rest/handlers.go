@@ -18,19 +18,21 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Handlers serve the mirror node routes over an app.RESTReader.
+// Handlers serve the mirror node routes over the ledger: app's reads, and
+// its store's where app adds nothing.
 type Handlers struct {
-	app   app.RESTReader
+	app   *app.Ledger
+	store app.Store
 	opts  Options
 	rules app.Rules
 }
 
-// New builds the handlers over r (an app.Ledger).
-func New(r app.RESTReader, o Options) *Handlers {
+// New builds the handlers over l.
+func New(l *app.Ledger, o Options) *Handlers {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Handlers{app: r, opts: o, rules: r.Rules()}
+	return &Handlers{app: l, store: l.Store(), opts: o, rules: l.Rules()}
 }
 
 const (
@@ -155,7 +157,7 @@ func (h *Handlers) topicMessage(c echo.Context) error {
 	if byTimestamp {
 		m, err = h.app.MessageOfTopicAt(c.Request().Context(), topic, ts)
 	} else {
-		m, err = h.app.MessageBySequence(c.Request().Context(), topic, seq)
+		m, err = h.store.MessageBySequence(c.Request().Context(), topic, seq)
 	}
 	if err != nil {
 		return err
@@ -176,7 +178,7 @@ func (h *Handlers) messageByTimestamp(c echo.Context) error {
 	if err != nil {
 		return app.Invalid(app.InvalidParameter("consensus_timestamp"))
 	}
-	m, err := h.app.MessageByTimestamp(c.Request().Context(), ts)
+	m, err := h.store.MessageByTimestamp(c.Request().Context(), ts)
 	if err != nil {
 		return err
 	}
@@ -242,7 +244,7 @@ func (h *Handlers) schedule(c echo.Context) error {
 	if err != nil {
 		return app.EntityIDError(err, "scheduleid")
 	}
-	s, err := h.app.Schedule(c.Request().Context(), id)
+	s, err := h.store.Schedule(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
@@ -270,7 +272,7 @@ func (h *Handlers) topic(c echo.Context) error {
 	if !ok {
 		return &javaError{status: http.StatusBadRequest, detail: "Failed to convert 'id'"}
 	}
-	t, err := h.app.Topic(c.Request().Context(), id)
+	t, err := h.store.Topic(c.Request().Context(), id)
 	if err != nil && !app.IsNotFound(err) {
 		return javaUnavailable{app.AsUnavailable(err)}
 	}

@@ -52,7 +52,7 @@ func testLedger(down bool) *app.Ledger {
 	return app.New(s, app.Rules{})
 }
 
-func serve(r app.RESTReader) *echo.Echo {
+func serve(r *app.Ledger) *echo.Echo {
 	e := echo.New()
 	e.HTTPErrorHandler = policy.ErrorHandler(nil)
 	e.Pre(CanonicalRoute)

@@ -324,7 +324,7 @@ func RequestDeadline(timeout time.Duration) echo.MiddlewareFunc {
 // (TestCachedRoutesHaveVersions fails).
 func cachedRoutes(l *app.Ledger) map[string]cache.Version {
 	versions := map[rest.Version]cache.Version{
-		rest.VersionSchedules: l.SchedulesVersion,
+		rest.VersionSchedules: l.Store().SchedulesVersion,
 	}
 	out := map[string]cache.Version{}
 	for path, v := range rest.CachedRoutes() {

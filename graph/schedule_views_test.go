@@ -3,9 +3,7 @@ package graph_test
 import (
 	"bytes"
 	"math/rand/v2"
-	"net/http"
 	"reflect"
-	"runtime/metrics"
 	"strings"
 	"testing"
 
@@ -178,27 +176,6 @@ func TestSchedulesNeedNoGoroutines(t *testing.T) {
 		s.AddSchedules(model.Schedule{ScheduleID: id, ConsensusTimestamp: model.Timestamp(id), CreatorAccountID: 2,
 			PayerAccountID: 2, TransactionBody: []byte{1}, Signatures: []model.Signature{sig, sig}})
 	}
-	p := newViewPair(s)
 	query := `{ schedules(first: 100) { nodes { id status signatures { type signature } } edges { cursor node { id } } } }`
-	created := func(h http.Handler) uint64 {
-		sample := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
-		metrics.Read(sample)
-		before := sample[0].Value.Uint64()
-		if got := post(h, query, nil); !bytes.HasPrefix(got, []byte("200 ")) || bytes.Contains(got, []byte(`"errors"`)) {
-			t.Fatalf("not answered: %.200s", got)
-		}
-		metrics.Read(sample)
-		return sample[0].Value.Uint64() - before
-	}
-	for range 3 { // the least of three: a runtime goroutine may start beside one
-		views, ref := created(p.views), created(p.executor)
-		if ref < 300 {
-			t.Fatalf("the reference started %d goroutines for 100 nodes, 100 edges and 200 signatures: the count misses them", ref)
-		}
-		if views < 10 {
-			return
-		}
-		t.Logf("the views started %d goroutines for a page of 100 schedules", views)
-	}
-	t.Errorf("a page of 100 schedules starts a goroutine per element again")
+	noGoroutinePerElement(t, newViewPair(s), query, 300, "a page of 100 schedules with 200 signatures")
 }

@@ -65,109 +65,160 @@ func (p *v2Reader) firsts(ctx context.Context, topic model.EntityID, bounds []mo
 	return fresh(ctx, p, func(p *v2Reader) ([]int64, error) { return p.activityWindows(ctx, topic, bounds) })
 }
 
+// activityWindows plans each pass over the topic's windows
+// (activityPlan.pass), runs its statements, and moves the boundaries their
+// windows had no message after on to the next window (activityPlan.next),
+// until every boundary has its first sequence number or no window is left;
+// past the topic's last message the first is the last plus one.
 func (p *v2Reader) activityWindows(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
 	ws, err := p.topicWindows(ctx, int64(topic))
 	if err != nil {
 		return nil, err
 	}
-	firsts := make([]int64, len(bounds))
-	for i := range firsts {
-		firsts[i] = -1
-	}
-	// Each boundary is asked of the window that holds it (the first that
-	// ends after it), all boundaries in one statement. A boundary its
-	// window has no message after is asked of the next window in the next
-	// pass, until every one has an answer or no window is left.
-	at := make([]int, len(bounds))
-	for i, b := range bounds {
-		for at[i] < len(ws) && ws[at[i]].hi <= int64(b) {
-			at[i]++
-		}
-	}
-	asked := make([]int, 0, len(bounds)) // the boundaries of a pass
-	los, his := make([]int64, 0, len(bounds)), make([]int64, 0, len(bounds))
-	for {
-		asked, los, his = asked[:0], los[:0], his[:0]
-		for i, b := range bounds {
-			if firsts[i] >= 0 || at[i] >= len(ws) {
-				continue
-			}
-			w := ws[at[i]]
-			asked = append(asked, i)
-			los, his = append(los, max(int64(b), w.lo)), append(his, w.hi)
-		}
-		if len(asked) == 0 {
-			break
-		}
-		// A statement per block of partitions (inOneBlock) that the pass's
-		// windows fall in, pipelined: each is planned for its block alone,
-		// and a probe's re-pruning at execution walks that block's
-		// partitions, not all of them.
-		var checks []*int64
-		var blocks []*partition // the partition each statement checks
-		var ps []piped
-		for start := 0; start < len(asked); {
-			// a window on the parent table is a statement of its own
-			end := start + max(1, blockRun(len(asked)-start, func(i int) int32 { return ws[at[asked[start+i]]].part }))
-			group, glos, ghis := asked[start:end], los[start:end], his[start:end]
-			lo, hi := slices.Min(glos), slices.Max(ghis)
-			c, block := new(int64), p.messages.blockOf(lo, hi)
-			checks, blocks = append(checks, c), append(blocks, &block)
-			ps = append(ps, piped{
-				sql:  activityBoundsSQL(block),
-				args: []any{int64(topic), int64Array(glos), int64Array(ghis), lo, hi},
-				read: func(rows rowSource) error {
-					var k, seq int64
-					for rows.Next() {
-						if err := rows.Scan(c, &k, &seq); err != nil {
-							return err
-						}
-						if seq >= 0 {
-							firsts[group[k-1]] = seq
-						}
-					}
-					return rows.Err()
-				},
-			})
-			start = end
-		}
-		if err := p.server.checked(ctx, p.d, ps, blocks, checks); err != nil {
+	pl := planActivity(ws, bounds)
+	for stmts := pl.pass(); len(stmts) > 0; stmts = pl.pass() {
+		if err := p.runActivity(ctx, topic, stmts, pl.firsts); err != nil {
 			return nil, err
 		}
-		for i, check := range checks {
-			if *check != blocks[i].filenode {
-				return nil, errStale
-			}
-		}
-		forget := false
-		for _, i := range asked {
-			if firsts[i] < 0 {
-				at[i]++
-			} else if ws[at[i]].why == whyTail {
-				forget = true // the map is behind: learn it again next time
-			}
-		}
-		if forget {
-			p.forget(int64(topic))
+		if pl.next() {
+			p.forget(int64(topic)) // the map is behind: learn it again next time
 		}
 	}
-	var last *model.TopicMessage
-	for i := range firsts {
-		if firsts[i] >= 0 {
+	for i := range pl.firsts {
+		if pl.firsts[i] >= 0 {
 			continue
 		}
 		// Past the last message: the first at or after is the last plus one.
-		if last == nil {
-			if last, err = p.latest(ctx, topic); err != nil {
-				return nil, err
-			}
-			if last == nil {
-				last = &model.TopicMessage{SequenceNumber: -1}
+		last, err := p.latest(ctx, topic)
+		if err != nil {
+			return nil, err
+		}
+		next := int64(0)
+		if last != nil {
+			next = last.SequenceNumber + 1
+		}
+		for j := i; j < len(pl.firsts); j++ {
+			if pl.firsts[j] < 0 {
+				pl.firsts[j] = next
 			}
 		}
-		firsts[i] = last.SequenceNumber + 1
+		break
 	}
-	return firsts, nil
+	return pl.firsts, nil
+}
+
+// runActivity sends a pass's statements, pipelined, each on the block of
+// partitions its windows fall in (blockOf), and puts the first sequence
+// numbers they find into firsts; errStale when a partition they read was
+// truncated since the map was learned.
+func (p *v2Reader) runActivity(ctx context.Context, topic model.EntityID, stmts []activityStatement, firsts []int64) error {
+	checks := make([]*int64, len(stmts))
+	blocks := make([]*partition, len(stmts)) // the partition each statement checks
+	ps := make([]piped, len(stmts))
+	for n := range stmts {
+		st := &stmts[n]
+		block := p.messages.blockOf(st.lo, st.hi)
+		checks[n], blocks[n] = new(int64), &block
+		c := checks[n]
+		ps[n] = piped{
+			sql:  activityBoundsSQL(block),
+			args: []any{int64(topic), int64Array(st.los), int64Array(st.his), st.lo, st.hi},
+			read: func(rows rowSource) error {
+				var k, seq int64
+				for rows.Next() {
+					if err := rows.Scan(c, &k, &seq); err != nil {
+						return err
+					}
+					if seq >= 0 {
+						firsts[st.bounds[k-1]] = seq
+					}
+				}
+				return rows.Err()
+			},
+		}
+	}
+	if err := p.server.checked(ctx, p.d, ps, blocks, checks); err != nil {
+		return err
+	}
+	for i, check := range checks {
+		if *check != blocks[i].filenode {
+			return errStale
+		}
+	}
+	return nil
+}
+
+// activityPlan is the state of an activity read: each boundary's first
+// sequence number (-1 while unknown) and the window of the topic's map it
+// is asked of next. Each boundary is asked of the window that holds it
+// (the first that ends after it), all boundaries of a pass at once; one its
+// window has no message after is asked of the next window in the next pass.
+type activityPlan struct {
+	ws     []window
+	bounds []model.Timestamp
+	firsts []int64
+	at     []int // by boundary: its window in ws (len(ws): none left)
+	asked  []int // the boundaries of the last pass
+}
+
+// activityStatement is one statement of a pass: the boundaries it asks
+// (indexes into the plan's), each one's range within its window, and the
+// range of them all.
+type activityStatement struct {
+	bounds   []int
+	los, his []int64
+	lo, hi   int64
+}
+
+func planActivity(ws []window, bounds []model.Timestamp) *activityPlan {
+	pl := &activityPlan{ws: ws, bounds: bounds, firsts: make([]int64, len(bounds)), at: make([]int, len(bounds))}
+	for i, b := range bounds {
+		pl.firsts[i] = -1
+		for pl.at[i] < len(ws) && ws[pl.at[i]].hi <= int64(b) {
+			pl.at[i]++
+		}
+	}
+	return pl
+}
+
+// pass is the next pass's statements (none: the read is done): the
+// boundaries still unanswered that have a window left, cut into runs whose
+// windows fall in one block of partitions (blockRun), a statement each; a
+// window on the parent table is a statement of its own.
+func (pl *activityPlan) pass() []activityStatement {
+	pl.asked = pl.asked[:0]
+	var los, his []int64
+	for i, b := range pl.bounds {
+		if pl.firsts[i] >= 0 || pl.at[i] >= len(pl.ws) {
+			continue
+		}
+		w := pl.ws[pl.at[i]]
+		pl.asked = append(pl.asked, i)
+		los, his = append(los, max(int64(b), w.lo)), append(his, w.hi)
+	}
+	var out []activityStatement
+	for start := 0; start < len(pl.asked); {
+		end := start + max(1, blockRun(len(pl.asked)-start, func(i int) int32 { return pl.ws[pl.at[pl.asked[start+i]]].part }))
+		glos, ghis := los[start:end], his[start:end]
+		out = append(out, activityStatement{bounds: pl.asked[start:end], los: glos, his: ghis,
+			lo: slices.Min(glos), hi: slices.Max(ghis)})
+		start = end
+	}
+	return out
+}
+
+// next moves each boundary of the last pass that found no message on to
+// its next window; it reports whether a boundary found its message in the
+// map's tail window (whyTail), a sign that the map is behind the table.
+func (pl *activityPlan) next() (behind bool) {
+	for _, i := range pl.asked {
+		if pl.firsts[i] < 0 {
+			pl.at[i]++
+		} else if pl.ws[pl.at[i]].why == whyTail {
+			behind = true
+		}
+	}
+	return behind
 }
 
 // latestMessages is LatestMessages on the v2 layout, a topic at a time.

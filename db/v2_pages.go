@@ -16,19 +16,9 @@ import (
 // each), the plan run statement by statement (runPage).
 
 // messagesOfTopic is MessagesOfTopic on the v2 layout, answered anew on a
-// catalog read again when the database changed under it, as fresh does:
-// its loop written out, so that the page reads straight down from here to
-// its statements.
+// catalog read again when the database changed under it (fresh).
 func (p *v2Reader) messagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
-	for tries := 0; ; tries++ {
-		rows, err := p.pageOf(ctx, &f)
-		if tries == staleTries || !stale(err) {
-			return rows, err
-		}
-		if p, err = p.relearn(ctx); err != nil {
-			return nil, err
-		}
-	}
+	return fresh(ctx, p, func(p *v2Reader) ([]model.TopicMessage, error) { return p.pageOf(ctx, &f) })
 }
 
 // pageOf plans f's page on the topic's windows and runs the plan.

@@ -39,8 +39,8 @@ func TestActivityPlan(t *testing.T) {
 	}
 	want := []got{
 		{[]int{0, 1, 2}, []int64{50, 150, 160}, []int64{100, 200, 200}}, // partitions 0 and 1: one block
-		{[]int{3}, []int64{250}, []int64{300}},                         // partition 40: a block of its own
-		{[]int{4}, []int64{400}, []int64{1 << 62}},                     // the parent table: alone
+		{[]int{3}, []int64{250}, []int64{300}},                          // partition 40: a block of its own
+		{[]int{4}, []int64{400}, []int64{1 << 62}},                      // the parent table: alone
 		{[]int{5}, []int64{5000}, []int64{1 << 62}},
 	}
 	if !slices.EqualFunc(seen, want, func(a, b got) bool {

@@ -101,34 +101,9 @@ func Open(o Options) (*DB, error) {
 	// and fills the statement cache for nothing, and breaks behind
 	// PgBouncer's transaction pooling.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-	// The statement timeout is SET once connected rather than sent as a
-	// start-up parameter, which PgBouncer refuses ("unsupported startup
-	// parameter") unless told to ignore it, and then would not apply it.
-	ms := strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
 	// connector: a password PostgreSQL's SCRAM and md5 take in different
 	// forms logs in with either (login.go).
-	sqldb := sql.OpenDB(connector(*cfg, stdlib.OptionAfterConnect(func(ctx context.Context, conn *pgx.Conn) error {
-		if o.StatementTimeout > 0 {
-			if _, err := conn.Exec(ctx, "SELECT set_config('statement_timeout', $1, false)", ms); err != nil {
-				return err
-			}
-		}
-		if o.ReadOnly {
-			if _, err := conn.Exec(ctx, setReadOnly); err != nil {
-				return err
-			}
-		}
-		if o.Prepare {
-			if _, err := conn.Exec(ctx, SetPlanMode); err != nil {
-				return err
-			}
-		}
-		_, err := conn.Exec(ctx, setConnectionCheck)
-		if code, ok := sqlState(err); ok && code == "42704" { // PostgreSQL < 14
-			err = nil
-		}
-		return err
-	})))
+	sqldb := sql.OpenDB(connector(*cfg, stdlib.OptionAfterConnect(o.afterConnect)))
 	size := o.PoolSize
 	if size < 1 {
 		size = 10
@@ -146,6 +121,34 @@ func Open(o Options) (*DB, error) {
 	d.unlearned = &v1Reader{d: d}
 	d.pointLookups(o.Coalesce)
 	return d, nil
+}
+
+// afterConnect sets up a new connection of the pool. The statement timeout
+// is SET once connected rather than sent as a start-up parameter, which
+// PgBouncer refuses ("unsupported startup parameter") unless told to
+// ignore it, and then would not apply it.
+func (o Options) afterConnect(ctx context.Context, conn *pgx.Conn) error {
+	if o.StatementTimeout > 0 {
+		ms := strconv.FormatInt(o.StatementTimeout.Milliseconds(), 10)
+		if _, err := conn.Exec(ctx, "SELECT set_config('statement_timeout', $1, false)", ms); err != nil {
+			return err
+		}
+	}
+	if o.ReadOnly {
+		if _, err := conn.Exec(ctx, setReadOnly); err != nil {
+			return err
+		}
+	}
+	if o.Prepare {
+		if _, err := conn.Exec(ctx, SetPlanMode); err != nil {
+			return err
+		}
+	}
+	_, err := conn.Exec(ctx, setConnectionCheck)
+	if code, ok := sqlState(err); ok && code == "42704" { // PostgreSQL < 14
+		err = nil
+	}
+	return err
 }
 
 // connConfig is o.Conn's copy, else o.URL parsed.

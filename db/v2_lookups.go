@@ -210,71 +210,21 @@ func (p *v2Reader) messagesBySequence(ctx context.Context, keys []app.TopicSeque
 	if len(keys) < 2 {
 		return batchV2(ctx, keys, one)
 	}
-	type group struct {
-		part  int
-		topic model.EntityID // v2Server.bySequenceGroup
+	groups, order, rest, err := p.groupBySequence(ctx, keys)
+	if err != nil {
+		return nil, err
 	}
-	groups := map[group][]app.TopicSequence{}
-	var order []group
-	var rest []app.TopicSequence
-	for _, k := range keys {
-		part, err := p.partitionOfSequence(ctx, k.TopicID, k.SequenceNumber)
-		if err != nil {
-			return nil, err
-		}
-		if part < 0 {
-			rest = append(rest, k)
-			continue
-		}
-		g := group{part: part, topic: p.server.bySequenceGroup(k)}
-		if _, ok := groups[g]; !ok {
-			order = append(order, g)
-		}
-		groups[g] = append(groups[g], k)
-	}
-	out := make(map[app.TopicSequence]*model.TopicMessage, len(keys))
 	results := make([][]model.TopicMessage, len(order))
 	ps := make([]piped, len(order))
 	for i, g := range order {
-		ks := groups[g]
-		topics, seqs := make([]int64, len(ks)), make([]int64, len(ks))
-		for j, k := range ks {
-			topics[j], seqs[j] = int64(k.TopicID), k.SequenceNumber
-		}
-		part := &p.messages.parts[g.part]
-		results[i] = make([]model.TopicMessage, 0, len(ks))
-		// One key (most groups when the keys are spread over many
-		// partitions): an index probe, without a batch's arrays.
-		sql, args := bySequenceOneSQL(part), []any{topics[0], seqs[0]}
-		if len(ks) > 1 {
-			sql, args = p.server.bySequenceBatch(part, topics, seqs)
-		}
-		ps[i] = piped{sql: sql, args: args,
-			read: func(rs rowSource) (err error) {
-				results[i], err = scanMessageRows(rs, results[i], nil, nil)
-				return err
-			}}
+		ps[i] = p.bySequenceStatement(g, groups[g], &results[i])
 	}
 	if err := p.d.pipeline(ctx, ps); err != nil {
 		return nil, err
 	}
+	out := make(map[app.TopicSequence]*model.TopicMessage, len(keys))
 	for i, g := range order {
-		rows := results[i]
-		found := make(map[app.TopicSequence]int, len(rows))
-		for r := range rows {
-			found[app.TopicSequence{TopicID: rows[r].TopicID, SequenceNumber: rows[r].SequenceNumber}]++
-		}
-		for r := range rows {
-			k := app.TopicSequence{TopicID: rows[r].TopicID, SequenceNumber: rows[r].SequenceNumber}
-			if found[k] == 1 {
-				out[k] = &rows[r]
-			}
-		}
-		for _, k := range groups[g] {
-			if _, ok := out[k]; !ok {
-				rest = append(rest, k) // not found, or twice: the lookup of its own decides
-			}
-		}
+		rest = takeFound(out, results[i], groups[g], rest)
 	}
 	more, err := batchV2(ctx, rest, one)
 	if err != nil {
@@ -284,6 +234,79 @@ func (p *v2Reader) messagesBySequence(ctx context.Context, keys []app.TopicSeque
 		out[k] = m
 	}
 	return out, nil
+}
+
+// seqGroup is the keys of one partition, and of one topic where the server
+// groups them so (v2Server.bySequenceGroup).
+type seqGroup struct {
+	part  int
+	topic model.EntityID
+}
+
+// groupBySequence groups keys by the partition their topic's map names for
+// them, in the order first met; rest are those it names none for.
+func (p *v2Reader) groupBySequence(ctx context.Context, keys []app.TopicSequence) (groups map[seqGroup][]app.TopicSequence, order []seqGroup, rest []app.TopicSequence, err error) {
+	groups = map[seqGroup][]app.TopicSequence{}
+	for _, k := range keys {
+		part, err := p.partitionOfSequence(ctx, k.TopicID, k.SequenceNumber)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if part < 0 {
+			rest = append(rest, k)
+			continue
+		}
+		g := seqGroup{part: part, topic: p.server.bySequenceGroup(k)}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], k)
+	}
+	return groups, order, rest, nil
+}
+
+// bySequenceStatement is the statement of group g's keys ks, its rows read
+// into *result.
+func (p *v2Reader) bySequenceStatement(g seqGroup, ks []app.TopicSequence, result *[]model.TopicMessage) piped {
+	topics, seqs := make([]int64, len(ks)), make([]int64, len(ks))
+	for j, k := range ks {
+		topics[j], seqs[j] = int64(k.TopicID), k.SequenceNumber
+	}
+	part := &p.messages.parts[g.part]
+	*result = make([]model.TopicMessage, 0, len(ks))
+	// One key (most groups when the keys are spread over many partitions):
+	// an index probe, without a batch's arrays.
+	sql, args := bySequenceOneSQL(part), []any{topics[0], seqs[0]}
+	if len(ks) > 1 {
+		sql, args = p.server.bySequenceBatch(part, topics, seqs)
+	}
+	return piped{sql: sql, args: args,
+		read: func(rs rowSource) (err error) {
+			*result, err = scanMessageRows(rs, *result, nil, nil)
+			return err
+		}}
+}
+
+// takeFound puts into out each of rows found exactly once, and appends to
+// rest the keys of ks it did not put there (not found, or found twice: the
+// key's lookup of its own decides).
+func takeFound(out map[app.TopicSequence]*model.TopicMessage, rows []model.TopicMessage, ks, rest []app.TopicSequence) []app.TopicSequence {
+	found := make(map[app.TopicSequence]int, len(rows))
+	for r := range rows {
+		found[app.TopicSequence{TopicID: rows[r].TopicID, SequenceNumber: rows[r].SequenceNumber}]++
+	}
+	for r := range rows {
+		k := app.TopicSequence{TopicID: rows[r].TopicID, SequenceNumber: rows[r].SequenceNumber}
+		if found[k] == 1 {
+			out[k] = &rows[r]
+		}
+	}
+	for _, k := range ks {
+		if _, ok := out[k]; !ok {
+			rest = append(rest, k)
+		}
+	}
+	return rest
 }
 
 // batchV2 runs one by one what v1 sends as a batch statement over

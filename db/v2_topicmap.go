@@ -213,42 +213,7 @@ func (m *topicMap) windows(p *v2Reader, now int64) (out []window, until int64) {
 	}
 	// The tail: partitions from tailFrom on.
 	tailFrom := sort.Search(len(parts), func(i int) bool { return parts[i].hi > m.learned-commitLag })
-	// Group the segments before the tail by partition, dropping those whose
-	// time no partition holds (nothing of theirs is in the table any more).
-	type group struct {
-		first, last  int // partition indexes (equal but for a span)
-		seqLo, seqHi int64
-		rows         int64
-	}
-	var groups []group
-	tailSeq := int64(math.MaxInt64) // the lowest sequence number a segment in the tail starts at
-	for _, s := range m.segs {
-		first, last := s.part, s.part
-		switch {
-		case s.part == -1:
-			continue
-		case s.part == -2:
-			first, last = findPart(parts, s.tsLo), findPart(parts, s.tsHi-1)
-			if first < 0 || last < 0 {
-				continue
-			}
-		}
-		if last >= tailFrom {
-			tailSeq = min(tailSeq, s.seqLo)
-			if first >= tailFrom {
-				continue
-			}
-			last = tailFrom - 1 // its part in the tail is read as the tail
-		}
-		if n := len(groups); n > 0 && first <= groups[n-1].last {
-			g := &groups[n-1] // the same partition again (or an inconsistent overlap)
-			g.last = max(g.last, last)
-			g.seqHi = max(g.seqHi, s.seqHi)
-			g.rows += s.seqHi - s.seqLo
-			continue
-		}
-		groups = append(groups, group{first: first, last: last, seqLo: s.seqLo, seqHi: s.seqHi, rows: s.seqHi - s.seqLo})
-	}
+	groups, tailSeq := groupSegments(parts, m.segs, tailFrom)
 	below := int64(math.MinInt64) // sequence numbers vouched for before the window
 	if m.lookup && len(groups) > 0 && groups[0].seqLo > 1 {
 		if lo := parts[groups[0].first].lo; lo > math.MinInt64 {
@@ -286,6 +251,50 @@ func (m *topicMap) windows(p *v2Reader, now int64) (out []window, until int64) {
 	// The tail: the partitions from the newest segment's on (v2Server.tail).
 	out = append(out, p.server.tail(parts, tailFrom, below, now, &until)...)
 	return out, until
+}
+
+// segGroup is the segments of a topic's map in one partition (or a span of
+// them: first < last).
+type segGroup struct {
+	first, last  int // partition indexes (equal but for a span)
+	seqLo, seqHi int64
+	rows         int64
+}
+
+// groupSegments groups the segments before the tail (partitions from
+// tailFrom on) by partition, dropping those whose time no partition holds
+// (nothing of theirs is in the table any more); tailSeq is the lowest
+// sequence number a segment in the tail starts at.
+func groupSegments(parts []partition, segs []segment, tailFrom int) (groups []segGroup, tailSeq int64) {
+	tailSeq = math.MaxInt64
+	for _, s := range segs {
+		first, last := s.part, s.part
+		switch {
+		case s.part == -1:
+			continue
+		case s.part == -2:
+			first, last = findPart(parts, s.tsLo), findPart(parts, s.tsHi-1)
+			if first < 0 || last < 0 {
+				continue
+			}
+		}
+		if last >= tailFrom {
+			tailSeq = min(tailSeq, s.seqLo)
+			if first >= tailFrom {
+				continue
+			}
+			last = tailFrom - 1 // its part in the tail is read as the tail
+		}
+		if n := len(groups); n > 0 && first <= groups[n-1].last {
+			g := &groups[n-1] // the same partition again (or an inconsistent overlap)
+			g.last = max(g.last, last)
+			g.seqHi = max(g.seqHi, s.seqHi)
+			g.rows += s.seqHi - s.seqLo
+			continue
+		}
+		groups = append(groups, segGroup{first: first, last: last, seqLo: s.seqLo, seqHi: s.seqHi, rows: s.seqHi - s.seqLo})
+	}
+	return groups, tailSeq
 }
 
 // findPart is partitionSet.find over a slice.

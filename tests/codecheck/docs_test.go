@@ -149,3 +149,17 @@ func TestCitationsResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestBenchmarksReportSize: BENCHMARKS.md is a report a reader can hold, at
+// most 400 lines; the whole reports, history and figures of earlier runs
+// belong in bench/results/ (the generated sections hand over the rest of
+// each run's report there: publish and head in bench/cmd/bench).
+func TestBenchmarksReportSize(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "BENCHMARKS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte("\n")); n > 400 {
+		t.Errorf("BENCHMARKS.md has %d lines, more than 400: move the detail to bench/results/", n)
+	}
+}

@@ -247,7 +247,7 @@ func runLive(ctx context.Context, f flags) error {
 	rep.loadAvgEnd = loadAvg()
 	text := rep.markdown()
 	fmt.Println(text)
-	if err := publish(f, liveBegin, liveEnd, head(text, liveDetails, liveEnd), "live.md", text); err != nil {
+	if err := publish(f, liveBegin, liveEnd, head(text, liveEnd, liveDetails), "live.md", text); err != nil {
 		return err
 	}
 	log.Printf("done in %v", rep.elapsed.Round(time.Second))

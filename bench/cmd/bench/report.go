@@ -588,11 +588,17 @@ func publish(f flags, begin, end, short, name, whole string) error {
 	return nil
 }
 
-// head is report up to its first line that starts with cut, closed by end:
-// the short section of a report whose verdicts come first.
-func head(report, cut, end string) string {
-	if i := strings.Index(report, "\n"+cut); i >= 0 {
-		report = report[:i+1]
+// head is report up to its first line that starts with one of cuts, closed
+// by end: the short section of a report whose verdicts come first.
+func head(report, end string, cuts ...string) string {
+	at := -1
+	for _, cut := range cuts {
+		if i := strings.Index(report, "\n"+cut); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	if at >= 0 {
+		report = report[:at+1]
 	}
 	return strings.TrimRight(strings.TrimSuffix(strings.TrimSpace(report), end), "\n") + "\n"
 }

@@ -88,10 +88,10 @@ func TestPublish(t *testing.T) {
 
 func TestHead(t *testing.T) {
 	report := soakBegin + "\n\n## Soak\n\nverdict\n\n" + soakDetails + " and the rest\n\nsamples\n\n" + soakEnd + "\n"
-	if got, want := head(report, soakDetails, soakEnd), soakBegin+"\n\n## Soak\n\nverdict\n"; got != want {
+	if got, want := head(report, soakEnd, soakDetails), soakBegin+"\n\n## Soak\n\nverdict\n"; got != want {
 		t.Errorf("head: %q, want %q", got, want)
 	}
-	if got := head(soakBegin+"\nall\n"+soakEnd+"\n", soakDetails, soakEnd); got != soakBegin+"\nall\n" {
+	if got := head(soakBegin+"\nall\n"+soakEnd+"\n", soakEnd, soakDetails); got != soakBegin+"\nall\n" {
 		t.Errorf("head without the cut: %q", got)
 	}
 }

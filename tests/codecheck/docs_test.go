@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // repoRoot is the repository's root, from this package's directory.
@@ -138,8 +140,13 @@ func TestCitationsResolve(t *testing.T) {
 				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 					continue
 				}
-				if !exists(filepath.Join(filepath.Dir(path), target)) {
+				file := filepath.Join(filepath.Dir(path), target)
+				if !exists(file) {
 					t.Errorf("%s:%d: link %q leads nowhere", rel, i+1, target)
+					continue
+				}
+				if anchor := strings.TrimPrefix(m[2], "#"); anchor != "" && strings.HasSuffix(file, ".md") && !anchors(t, file)[anchor] {
+					t.Errorf("%s:%d: link %q: %s has no heading #%s", rel, i+1, target+m[2], target, anchor)
 				}
 			}
 		}
@@ -163,3 +170,47 @@ func TestBenchmarksReportSize(t *testing.T) {
 		t.Errorf("BENCHMARKS.md has %d lines, more than 400: move the detail to bench/results/", n)
 	}
 }
+
+// anchors are the fragments the headings of the Markdown file at path get
+// (GitHub's: lower case, punctuation but - and _ dropped, spaces as -, a
+// repeated one numbered), read once.
+func anchors(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	if a, ok := anchorsOf[path]; ok {
+		return a
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, seen, fence := map[string]bool{}, map[string]int{}, false
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "```") {
+			fence = !fence
+		}
+		heading := strings.TrimLeft(line, "#")
+		if fence || len(heading) == len(line) || len(line)-len(heading) > 6 || !strings.HasPrefix(heading, " ") {
+			continue
+		}
+		var slug strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+			switch {
+			case r == ' ':
+				slug.WriteByte('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				slug.WriteRune(r)
+			}
+		}
+		s := slug.String()
+		if n := seen[s]; n > 0 {
+			a[s+"-"+strconv.Itoa(n)] = true
+		} else {
+			a[s] = true
+		}
+		seen[s]++
+	}
+	anchorsOf[path] = a
+	return a
+}
+
+var anchorsOf = map[string]map[string]bool{}

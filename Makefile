@@ -35,7 +35,7 @@ PG_DB   ?= 15 17
 # database through db's statements alone, which these runs hold on every
 # version; they run on 16 and 18 (test-on) and on the Citus cluster, whose
 # servers are Debian's 15 (test-citus).
-DB_PKGS    = ./db/... ./pgcluster/... ./tests/testdb/
+DB_PKGS    = ./db/... ./tools/pgcluster/... ./tests/testdb/
 DB_V2_PKGS = ./db/...
 # The Citus run: db and the end-to-end tests (E2E_PKGS).
 CITUS_DB_PKGS = ./db/...
@@ -151,7 +151,7 @@ part-citus-v2-e2e:
 part-citus-v2-db:
 	@$(call timed,db on v2 on Citus,MIRRORQL_TEST_LAYOUT=v2-citus $(GOTEST) $(CITUS_DB_PKGS) -skip '$(CITUS_SKIP)')
 part-citus-infra:
-	@$(call timed,the Citus tests of pgcluster and testdb,MIRRORQL_TEST_LAYOUT=v2-citus $(GOTEST) ./pgcluster ./tests/testdb -run '$(CITUS_INFRA_TESTS)')
+	@$(call timed,the Citus tests of pgcluster and testdb,MIRRORQL_TEST_LAYOUT=v2-citus $(GOTEST) ./tools/pgcluster ./tests/testdb -run '$(CITUS_INFRA_TESTS)')
 
 # In test-citus, pgcluster's and testdb's tests of the Citus run: the
 # cluster and the variant (their other tests are about no layout, or ask

@@ -30,11 +30,11 @@ import (
 
 	"mirrorql/config"
 	"mirrorql/db"
-	"mirrorql/pgcluster"
 	"mirrorql/redact"
 	"mirrorql/tests/prereq"
 	"mirrorql/tests/testpki"
 	"mirrorql/tests/throwaway"
+	"mirrorql/tools/pgcluster"
 )
 
 // patience bounds the waits of these tests for a server or a process to

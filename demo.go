@@ -20,13 +20,13 @@ import (
 	"mirrorql/config"
 	"mirrorql/dashboard"
 	"mirrorql/db"
-	"mirrorql/fixture"
 	"mirrorql/graph"
 	"mirrorql/model"
-	"mirrorql/pgcluster"
 	"mirrorql/redact"
-	"mirrorql/seed"
 	"mirrorql/service"
+	"mirrorql/tools/fixture"
+	"mirrorql/tools/pgcluster"
+	"mirrorql/tools/seed"
 )
 
 // demo serves the demo data set. With MIRRORQL_DATABASE_URL unset it runs on

@@ -9,7 +9,7 @@ import (
 
 	"mirrorql/config"
 	"mirrorql/db"
-	"mirrorql/seed"
+	"mirrorql/tools/seed"
 )
 
 // seedCommand migrates MIRRORQL_DATABASE_URL and writes the deterministic

@@ -9,10 +9,9 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/db"
-	"mirrorql/explain"
 	"mirrorql/model"
-	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/stmtlog"
 )
 
 // TestQueriesUseIndexes runs every query-layer function, then EXPLAINs each
@@ -116,7 +115,7 @@ func plan(t *testing.T, b *bun.DB, st stmtlog.Statement, seq seqScans) string {
 		}
 		defer conn.ExecContext(ctx, "ROLLBACK") //nolint:errcheck
 	}
-	p, err := explain.Plan(ctx, conn, st, "")
+	p, err := stmtlog.Plan(ctx, conn, st, "")
 	if err != nil {
 		t.Fatalf("explain %s: %v", st.SQL, err)
 	}

@@ -15,8 +15,8 @@ import (
 	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
-	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/stmtlog"
 )
 
 // The v2 reads (partition by partition, through each topic's map) must

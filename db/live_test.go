@@ -12,10 +12,10 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/db"
-	"mirrorql/fixture"
 	"mirrorql/model"
-	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/fixture"
+	"mirrorql/tools/stmtlog"
 )
 
 // TestLivePoll: the live poll returns the messages of the given topics whose

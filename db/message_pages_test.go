@@ -13,9 +13,9 @@ import (
 	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
-	"mirrorql/seed"
-	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/seed"
+	"mirrorql/tools/stmtlog"
 )
 
 func seeded(t *testing.T) (*db.DB, seed.Options) {

@@ -10,8 +10,8 @@ import (
 	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/model"
-	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/stmtlog"
 )
 
 // TestPointLookupsCoalesced: many concurrent lookups by sequence number and

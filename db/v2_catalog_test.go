@@ -12,7 +12,7 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/db"
-	"mirrorql/stmtlog"
+	"mirrorql/tools/stmtlog"
 )
 
 var namedRE = regexp.MustCompile(`(?:FROM|JOIN) (?:"public"\.)?"?((?:topic_message|transaction)_p\d{4}_\d{2})`)

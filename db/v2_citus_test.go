@@ -11,11 +11,10 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/db"
-	"mirrorql/explain"
 	"mirrorql/model"
-	"mirrorql/seed"
-	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/seed"
+	"mirrorql/tools/stmtlog"
 )
 
 // citusFanOuts are the statements that go to every shard on Citus, each
@@ -180,7 +179,7 @@ func TestCitusPlans(t *testing.T) {
 			continue
 		}
 		seen[st.SQL] = true
-		plan, err := explain.Plan(ctx, conn, st, "COSTS OFF")
+		plan, err := stmtlog.Plan(ctx, conn, st, "COSTS OFF")
 		if err != nil {
 			t.Errorf("EXPLAIN: %v", err)
 			continue

@@ -16,8 +16,8 @@ import (
 	"mirrorql/app"
 	"mirrorql/db"
 	"mirrorql/graph"
-	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/stmtlog"
 )
 
 func TestMain(m *testing.M) { testdb.Main(m) }

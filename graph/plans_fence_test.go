@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"mirrorql/app"
-	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/stmtlog"
 )
 
 // The compiled operations' fences: what they must not do silently.

@@ -7,8 +7,8 @@ import (
 
 	"mirrorql/graph"
 	"mirrorql/model"
-	"mirrorql/seed"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/seed"
 )
 
 // TestStatementCounts: nested fields load through the request's dataloaders,

@@ -18,8 +18,8 @@ import (
 	"mirrorql/db"
 	"mirrorql/live"
 	"mirrorql/model"
-	"mirrorql/stmtlog"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/stmtlog"
 )
 
 // The hub and its subscriptions driven directly (Subscribe, Run, Close,

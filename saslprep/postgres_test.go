@@ -13,8 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mirrorql/pgcluster"
 	"mirrorql/tests/throwaway"
+	"mirrorql/tools/pgcluster"
 )
 
 // sampled are the code points TestPrepareAsPostgreSQL prepares, alone and

@@ -15,8 +15,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"mirrorql/seed"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/seed"
 )
 
 // dashTopic is the topic the browser test follows: a topic of its own with

@@ -20,8 +20,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"mirrorql/pgcluster"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/pgcluster"
 )
 
 // demoProcess is a running `mirrorql demo`.

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"mirrorql/model"
-	"mirrorql/seed"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/seed"
 )
 
 // BenchmarkTopicMessageLoopback measures requests per second of GraphQL's

@@ -25,9 +25,9 @@ import (
 	"mirrorql/graph"
 	"mirrorql/model"
 	"mirrorql/rest"
-	"mirrorql/seed"
 	"mirrorql/service/policy"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/seed"
 )
 
 // TestGraphQLAgreesWithREST loads every conformance data set and checks, with

@@ -21,9 +21,9 @@ import (
 	"github.com/uptrace/bun"
 
 	"mirrorql/db"
-	"mirrorql/pgcluster"
 	"mirrorql/tests/apispec"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/pgcluster"
 )
 
 // TestMain removes the binary built for the tests (some 50 MB a process)

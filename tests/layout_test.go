@@ -16,8 +16,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"mirrorql/db"
-	"mirrorql/pgcluster"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/pgcluster"
 )
 
 // layoutSnapshot is what `mirrorql migrate` must leave alone in a v2

@@ -22,8 +22,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/uptrace/bun"
 
-	"mirrorql/pgcluster"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/pgcluster"
 )
 
 // The live subscriptions under faults, end to end against the built binary:

@@ -24,8 +24,8 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/uptrace/bun"
 
-	"mirrorql/seed"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/seed"
 )
 
 // opsSeed fills a fresh database with a small data set.

@@ -21,8 +21,8 @@ import (
 
 	"mirrorql/app"
 	"mirrorql/db"
-	"mirrorql/pgcluster"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/pgcluster"
 )
 
 // PgBouncer, transaction pooling. The settings mirrorql needs there:

@@ -14,8 +14,8 @@ import (
 	"github.com/uptrace/bun"
 	"google.golang.org/protobuf/proto"
 
-	"mirrorql/seed"
 	"mirrorql/tests/testdb"
+	"mirrorql/tools/seed"
 )
 
 // TestLayoutVariants: on each v2 layout a reader meets (testdb.Variants: the

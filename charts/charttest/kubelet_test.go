@@ -22,10 +22,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"mirrorql/config"
-	"mirrorql/pgcluster"
 	"mirrorql/redact"
 	"mirrorql/tests/testpki"
 	"mirrorql/tests/throwaway"
+	"mirrorql/tools/pgcluster"
 )
 
 // The kubelet's side of the chart: the environment and the files a

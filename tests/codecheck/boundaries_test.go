@@ -47,7 +47,7 @@ var importRules = []importRule{
 	{name: "consensus imports no other face", who: []string{"mirrorql/consensus/..."}, denied: []string{"mirrorql/rest/...", "mirrorql/graph/..."}},
 	{name: "below the faces, code and tests import no face", tests: true, denied: aboveFaces, who: []string{
 		"mirrorql/model", "mirrorql/app/...", "mirrorql/db/...", "mirrorql/live/...",
-		"mirrorql/tests/testdb/...", "mirrorql/fixture/...", "mirrorql/seed/...", "mirrorql/stmtlog/...", "mirrorql/explain/...",
+		"mirrorql/tests/testdb/...", "mirrorql/tools/...",
 		"mirrorql/saslprep",
 	}},
 }

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"mirrorql/db"
-	"mirrorql/fixture"
-	"mirrorql/pgcluster"
 	"mirrorql/tests/prereq"
+	"mirrorql/tools/fixture"
+	"mirrorql/tools/pgcluster"
 )
 
 // The v2-citus variant is the v2 layout on a real Citus cluster

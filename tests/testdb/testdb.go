@@ -41,8 +41,8 @@ import (
 	"github.com/uptrace/bun"
 
 	"mirrorql/db"
-	"mirrorql/fixture"
-	"mirrorql/pgcluster"
+	"mirrorql/tools/fixture"
+	"mirrorql/tools/pgcluster"
 )
 
 // EnvURL names the variable that points the tests at a given server.

@@ -21,7 +21,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"mirrorql/db"
-	"mirrorql/pgcluster"
+	"mirrorql/tools/pgcluster"
 )
 
 func TestMain(m *testing.M) { Main(m) }

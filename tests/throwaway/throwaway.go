@@ -10,8 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mirrorql/pgcluster"
 	"mirrorql/tests/prereq"
+	"mirrorql/tools/pgcluster"
 )
 
 // Cluster starts a cluster with o, stopped when t ends, and connects to it

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"mirrorql/seed"
+	"mirrorql/tools/seed"
 )
 
 // abFlags: the A/B comparison of two builds (-ab), how a change that must

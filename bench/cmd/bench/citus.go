@@ -29,9 +29,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mirrorql/explain"
-	"mirrorql/fixture"
-	"mirrorql/pgcluster"
+	"mirrorql/tools/fixture"
+	"mirrorql/tools/pgcluster"
+	"mirrorql/tools/stmtlog"
 )
 
 type citusFlags struct {
@@ -163,7 +163,7 @@ func runCitus(ctx context.Context, f flags) error {
 	ps.nodes = []string{plain.AdminURL()}
 	rep.sides = [2]*citusSide{ps, cs}
 
-	mr := &report{cluster: "a throwaway cluster (mirrorql/pgcluster) started by the run"}
+	mr := &report{cluster: "a throwaway cluster (mirrorql/tools/pgcluster) started by the run"}
 	if err := mr.describeMachine(ctx, plain.AdminURL()); err != nil {
 		return err
 	}
@@ -393,7 +393,7 @@ func routeStatementCounts(ctx context.Context, d *dataset, routes []route, n int
 				if err != nil {
 					return out, err
 				}
-				text, err := explain.Plan(ctx, conn, st, "COSTS OFF")
+				text, err := stmtlog.Plan(ctx, conn, st, "COSTS OFF")
 				conn.Close()
 				if err != nil {
 					return out, fmt.Errorf("%s: explain: %w", r.name, err)

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"mirrorql/pgcluster"
+	"mirrorql/tools/pgcluster"
 )
 
 // coldRestart makes the database of a throwaway cluster cold, as after a

@@ -9,9 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/app"
-	"mirrorql/explain"
 	"mirrorql/model"
-	"mirrorql/stmtlog"
+	"mirrorql/tools/stmtlog"
 )
 
 // plan is the EXPLAIN (ANALYZE, BUFFERS) of one statement a route sent.
@@ -40,7 +39,7 @@ func explainPlans(ctx context.Context, d *dataset) ([]plan, error) {
 			if err != nil {
 				return err
 			}
-			text, err := explain.Plan(ctx, conn, stmt, "ANALYZE, BUFFERS")
+			text, err := stmtlog.Plan(ctx, conn, stmt, "ANALYZE, BUFFERS")
 			conn.Close()
 			if err != nil {
 				return err

@@ -40,7 +40,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 
-	"mirrorql/seed"
+	"mirrorql/tools/seed"
 )
 
 // liveFlags are the -live mode's flags (registered here, parsed with the

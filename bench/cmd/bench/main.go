@@ -48,8 +48,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/bench/loadgen"
-	"mirrorql/pgcluster"
-	"mirrorql/seed"
+	"mirrorql/tools/pgcluster"
+	"mirrorql/tools/seed"
 )
 
 type flags struct {

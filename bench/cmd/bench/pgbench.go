@@ -16,7 +16,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/jackc/pgx/v5"
 
-	"mirrorql/seed"
+	"mirrorql/tools/seed"
 )
 
 // bySequenceSQL is the statement the by-sequence route sends (db.MessageBySequence),

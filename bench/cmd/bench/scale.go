@@ -24,8 +24,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/db"
-	"mirrorql/fixture"
-	"mirrorql/seed"
+	"mirrorql/tools/fixture"
+	"mirrorql/tools/seed"
 )
 
 type scaleFlags struct {

@@ -25,7 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"mirrorql/seed"
+	"mirrorql/tools/seed"
 )
 
 // scaleSpec is one scale data set: what its marker records.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mirrorql/stmtlog"
+	"mirrorql/tools/stmtlog"
 )
 
 // parentRoute names the reference statement of scaleLocks in the table.

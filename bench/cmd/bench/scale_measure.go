@@ -16,9 +16,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mirrorql/explain"
 	"mirrorql/model"
-	"mirrorql/stmtlog"
+	"mirrorql/tools/stmtlog"
 )
 
 const (
@@ -573,7 +572,7 @@ func scalePlans(ctx context.Context, s *scaleSet) ([]plan, error) {
 			if err != nil {
 				return out, err
 			}
-			text, err := explain.Plan(ctx, conn, st, "ANALYZE, BUFFERS")
+			text, err := stmtlog.Plan(ctx, conn, st, "ANALYZE, BUFFERS")
 			conn.Close()
 			if err != nil {
 				return out, fmt.Errorf("%s: %w", p.route, err)
@@ -631,7 +630,7 @@ func livePollFigures(ctx context.Context, adminURL string, s *scaleSet, n int) s
 	sp.sql = shorten(statementText(sent[0]), 1500)
 	conn, err := qdb.Bun().DB.Conn(ctx)
 	if err == nil {
-		sp.plan, err = explain.Plan(ctx, conn, sent[0], "ANALYZE, BUFFERS")
+		sp.plan, err = stmtlog.Plan(ctx, conn, sent[0], "ANALYZE, BUFFERS")
 		conn.Close()
 	}
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 	"mirrorql/bench/handler"
 	"mirrorql/config"
 	"mirrorql/db"
-	"mirrorql/stmtlog"
+	"mirrorql/tools/stmtlog"
 )
 
 // A route can serve no more requests a second than PostgreSQL serves its

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"mirrorql/model"
-	"mirrorql/stmtlog"
+	"mirrorql/tools/stmtlog"
 )
 
 func TestPgbenchSQL(t *testing.T) {

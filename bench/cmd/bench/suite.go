@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"mirrorql/pgcluster"
+	"mirrorql/tools/pgcluster"
 )
 
 // suite is one run of `make bench`: what its phases share. Each phase fills
@@ -118,7 +118,7 @@ func findServer(ctx context.Context, f flags) (adminURL, desc string, c *pgclust
 	if err != nil {
 		return "", "", nil, nil, err
 	}
-	desc = "a throwaway cluster (mirrorql/pgcluster) started by the run"
+	desc = "a throwaway cluster (mirrorql/tools/pgcluster) started by the run"
 	if dir := os.Getenv(pgcluster.EnvBinDir); dir != "" {
 		desc += " from " + pgcluster.EnvBinDir + "=" + dir
 	}

@@ -25,8 +25,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/db"
-	"mirrorql/fixture"
 	"mirrorql/tests/restdiff"
+	"mirrorql/tools/fixture"
 )
 
 // makeV2 gives dbURL the importer's v2 tables (fixture.CreateV2, monthly

@@ -1,7 +1,8 @@
-// Package explain shows the plans of the statements the query layer sends
-// (stmtlog.Log), for the index tests and the benchmark report. It is a
-// diagnostic: nothing a request reaches calls it.
-package explain
+package stmtlog
+
+// Plan shows the plans of the statements the query layer sends (Log), for
+// the index tests and the benchmark report. It is a diagnostic: nothing a
+// request reaches calls it.
 
 import (
 	"context"
@@ -11,7 +12,6 @@ import (
 	"strings"
 
 	"mirrorql/db"
-	"mirrorql/stmtlog"
 )
 
 // Plan is the text of EXPLAIN (options) for st on conn, one line per plan
@@ -19,7 +19,7 @@ import (
 // with the plan the service's sessions get (db.SetPlanMode: the generic
 // plan, or on a Citus coordinator the plan for its values), or, for one the
 // service never prepares, with the plan for its values.
-func Plan(ctx context.Context, conn *sql.Conn, st stmtlog.Statement, options string) (string, error) {
+func Plan(ctx context.Context, conn *sql.Conn, st Statement, options string) (string, error) {
 	explain := "EXPLAIN "
 	if options != "" {
 		explain += "(" + options + ") "

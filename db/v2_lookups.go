@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"maps"
 	"math"
 
 	"mirrorql/app"
@@ -163,9 +164,7 @@ func (p *v2Reader) messagesByTimestampPiped(ctx context.Context, stamps []model.
 	if err != nil {
 		return nil, err
 	}
-	for k, m := range more {
-		out[k] = m
-	}
+	maps.Copy(out, more)
 	return out, nil
 }
 
@@ -230,9 +229,7 @@ func (p *v2Reader) messagesBySequence(ctx context.Context, keys []app.TopicSeque
 	if err != nil {
 		return nil, err
 	}
-	for k, m := range more {
-		out[k] = m
-	}
+	maps.Copy(out, more)
 	return out, nil
 }
 

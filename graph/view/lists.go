@@ -105,40 +105,47 @@ func (l *MessageEdges) MarshalGQLContext(ctx context.Context, w io.Writer) error
 		}).MarshalGQL(w)
 		return nil
 	}
-	writeList(w, len(l.Rows), func(r int) {
-		m := &l.Rows[r]
-		l.writeEdge(w, fields, m, func(i int) { nodes[i].writeMessage(w, m) })
-	}, func(r int) int {
-		n := 0
-		for _, s := range nodes {
-			if s != nil {
-				n += s.varBytes(&l.Rows[r])
-			}
-		}
-		return n
-	})
+	writeEdges(w, "TopicMessageEdge", fields, nodes, len(l.Rows),
+		func(r int) {
+			// A cursor is unpadded URL-safe base64: nothing to escape.
+			b := append(spare(w, 40), '"')
+			write(w, append(l.AppendCursor(b, &l.Rows[r]), '"'))
+		},
+		func(s *selection, r int) { s.writeMessage(w, &l.Rows[r]) },
+		func(s *selection, r int) int { return s.varBytes(&l.Rows[r]) })
 	return nil
 }
 
-// writeEdge writes the edge of row m with the fields collected; node writes
-// the node of field i.
-func (l *MessageEdges) writeEdge(w io.Writer, fields []graphql.CollectedField, m *model.TopicMessage, node func(i int)) {
-	io.WriteString(w, "{") //nolint:errcheck
-	for i := range fields {
-		f := &fields[i]
-		writeKey(w, i, f.Alias)
-		switch f.Name {
-		case "__typename":
-			writeTypename(w, "TopicMessageEdge")
-		case "cursor":
-			// A cursor is unpadded URL-safe base64: nothing to escape.
-			b := append(spare(w, 40), '"')
-			write(w, append(l.AppendCursor(b, m), '"'))
-		case "node":
-			node(i)
+// writeEdges writes a list of n edges of type typename, each with the
+// fields collected: its cursor (cursor writes row r's) and its node under
+// that field's selection in nodes (node writes row r's; vary, the bytes of
+// its data that vary, for writeList).
+func writeEdges(w io.Writer, typename string, fields []graphql.CollectedField, nodes []*selection, n int,
+	cursor func(r int), node func(s *selection, r int), vary func(s *selection, r int) int) {
+	writeList(w, n, func(r int) {
+		io.WriteString(w, "{") //nolint:errcheck
+		for i := range fields {
+			f := &fields[i]
+			writeKey(w, i, f.Alias)
+			switch f.Name {
+			case "__typename":
+				writeTypename(w, typename)
+			case "cursor":
+				cursor(r)
+			case "node":
+				node(nodes[i], r)
+			}
 		}
-	}
-	io.WriteString(w, "}") //nolint:errcheck
+		io.WriteString(w, "}") //nolint:errcheck
+	}, func(r int) int {
+		v := 0
+		for _, s := range nodes {
+			if s != nil {
+				v += vary(s, r)
+			}
+		}
+		return v
+	})
 }
 
 // The lists are output values only, like the scalars.

@@ -127,30 +127,10 @@ func (l *ScheduleEdges) MarshalGQLContext(ctx context.Context, w io.Writer) erro
 			nodes[i] = scheduleSelection(oc, fields[i].Selections)
 		}
 	}
-	writeList(w, len(l.Rows), func(r int) {
-		io.WriteString(w, "{") //nolint:errcheck
-		for i := range fields {
-			f := &fields[i]
-			writeKey(w, i, f.Alias)
-			switch f.Name {
-			case "__typename":
-				writeTypename(w, "ScheduleEdge")
-			case "cursor":
-				(*String)(&l.Cursors[r]).MarshalGQL(w)
-			case "node":
-				nodes[i].writeSchedule(w, &l.Rows[r])
-			}
-		}
-		io.WriteString(w, "}") //nolint:errcheck
-	}, func(r int) int {
-		n := 0
-		for _, s := range nodes {
-			if s != nil {
-				n += s.scheduleVarBytes(&l.Rows[r])
-			}
-		}
-		return n
-	})
+	writeEdges(w, "ScheduleEdge", fields, nodes, len(l.Rows),
+		func(r int) { (*String)(&l.Cursors[r]).MarshalGQL(w) },
+		func(s *selection, r int) { s.writeSchedule(w, &l.Rows[r]) },
+		func(s *selection, r int) int { return s.scheduleVarBytes(&l.Rows[r]) })
 	return nil
 }
 

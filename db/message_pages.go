@@ -45,16 +45,6 @@ func (d *DB) MessagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.
 // same filter, in one statement: each topic gets exactly the page
 // MessagesOfTopic gives it. Topics without messages are absent from the map.
 func (d *DB) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
-	if len(topics) == 1 {
-		// One topic (a lone topic's page in GraphQL): its own page's
-		// statement, which costs less to run and to read than the array's.
-		f.TopicID = topics[0]
-		rows, err := d.MessagesOfTopic(ctx, f)
-		if err != nil || len(rows) == 0 {
-			return map[model.EntityID][]model.TopicMessage{}, err
-		}
-		return map[model.EntityID][]model.TopicMessage{topics[0]: rows}, nil
-	}
 	out, err := d.reader().messagesOfTopics(ctx, topics, f)
 	if err != nil {
 		return nil, fmt.Errorf("messages of %d topics: %w", len(topics), err)

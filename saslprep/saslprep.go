@@ -96,28 +96,25 @@ func Prepare(pw string) (string, bool) {
 // norm.NFKC but where a run of more than 30 combining marks makes x/text
 // insert U+034F (FuzzPrepare compares the two).
 func nfkc(rs []rune) string {
-	var d []rune
-	for _, r := range rs {
-		d = append(d, []rune(norm.NFKD.String(string(r)))...)
+	type char struct {
+		r   rune
+		ccc uint8 // canonical combining class; 0 for a starter
 	}
-	ccc := make([]uint8, len(d))
-	for i, r := range d {
-		ccc[i] = class(r)
+	var d []char
+	for _, r := range rs {
+		for _, c := range norm.NFKD.String(string(r)) {
+			d = append(d, char{c, class(c)})
+		}
 	}
 	// Canonical ordering: a stable sort of each run of marks by class.
 	for i := 0; i < len(d); {
-		if ccc[i] == 0 {
-			i++
-			continue
-		}
-		j := i
-		for j < len(d) && ccc[j] != 0 {
-			j++
-		}
-		run := d[i:j]
-		sort.SliceStable(run, func(a, b int) bool { return class(run[a]) < class(run[b]) })
-		for k := i; k < j; k++ {
-			ccc[k] = class(d[k])
+		j := i + 1
+		if d[i].ccc != 0 {
+			for j < len(d) && d[j].ccc != 0 {
+				j++
+			}
+			run := d[i:j]
+			sort.SliceStable(run, func(a, b int) bool { return run[a].ccc < run[b].ccc })
 		}
 		i = j
 	}
@@ -125,12 +122,12 @@ func nfkc(rs []rune) string {
 		return ""
 	}
 	// Canonical composition, in unicode_normalize's order.
-	out := []rune{d[0]}
+	out := []rune{d[0].r}
 	starter, last := 0, -1
-	for i := 1; i < len(d); i++ {
-		c := int(ccc[i])
+	for _, ch := range d[1:] {
+		c := int(ch.ccc)
 		if last < c {
-			if p, ok := compose(out[starter], d[i]); ok {
+			if p, ok := compose(out[starter], ch.r); ok {
 				out[starter] = p
 				continue
 			}
@@ -140,7 +137,7 @@ func nfkc(rs []rune) string {
 		} else {
 			last = c
 		}
-		out = append(out, d[i])
+		out = append(out, ch.r)
 	}
 	return string(out)
 }

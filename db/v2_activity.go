@@ -84,25 +84,23 @@ func (p *v2Reader) activityWindows(ctx context.Context, topic model.EntityID, bo
 			p.forget(int64(topic)) // the map is behind: learn it again next time
 		}
 	}
+	// Past the last message: the first at or after is the last plus one.
+	next := int64(-1) // not read yet
 	for i := range pl.firsts {
 		if pl.firsts[i] >= 0 {
 			continue
 		}
-		// Past the last message: the first at or after is the last plus one.
-		last, err := p.latest(ctx, topic)
-		if err != nil {
-			return nil, err
-		}
-		next := int64(0)
-		if last != nil {
-			next = last.SequenceNumber + 1
-		}
-		for j := i; j < len(pl.firsts); j++ {
-			if pl.firsts[j] < 0 {
-				pl.firsts[j] = next
+		if next < 0 {
+			last, err := p.latest(ctx, topic)
+			if err != nil {
+				return nil, err
+			}
+			next = 0
+			if last != nil {
+				next = last.SequenceNumber + 1
 			}
 		}
-		break
+		pl.firsts[i] = next
 	}
 	return pl.firsts, nil
 }

@@ -137,8 +137,23 @@ func (d *DB) Topics(ctx context.Context, f app.TopicFilter) ([]model.Topic, erro
 
 // TopicsByID loads the topics with entity rows among ids, in one statement.
 func (d *DB) TopicsByID(ctx context.Context, ids []model.EntityID) ([]model.Topic, error) {
-	if len(ids) == 0 {
+	switch len(ids) {
+	case 0:
 		return nil, nil
+	case 1:
+		// One topic (GraphQL's topic(id), a lone message's topic) is asked
+		// with the details route's statement: the server runs its
+		// primary-key lookups for less than the array's plan.
+		t, err := d.Topic(ctx, ids[0])
+		switch {
+		case app.IsNotFound(err):
+			return nil, nil
+		case err != nil:
+			return nil, err
+		case !t.HasEntity:
+			return nil, nil
+		}
+		return []model.Topic{*t}, nil
 	}
 	return d.topics(ctx, topicsByIDSQL, int64Array(ids))
 }

@@ -177,6 +177,10 @@ func TestAgreesWithDB(t *testing.T) {
 		add(fmt.Sprint("TopicExists ", id), func(ctx context.Context, s app.Store) (any, error) { return s.TopicExists(ctx, id) })
 		add(fmt.Sprint("EntityKind ", id), func(ctx context.Context, s app.Store) (any, error) { return s.EntityKind(ctx, id) })
 		add(fmt.Sprint("Schedule ", id), func(ctx context.Context, s app.Store) (any, error) { return s.Schedule(ctx, id) })
+		// one id: the details route's statement (db.TopicsByID)
+		add(fmt.Sprint("TopicsByID ", id), func(ctx context.Context, s app.Store) (any, error) {
+			return s.TopicsByID(ctx, []model.EntityID{id})
+		})
 	}
 	add("TopicsByID", func(ctx context.Context, s app.Store) (any, error) { return s.TopicsByID(ctx, ids) })
 	for seq := int64(0); seq <= 31; seq++ {

@@ -12,6 +12,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	gojson "github.com/goccy/go-json"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -98,7 +99,7 @@ func (p *plans) before(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Only a body limitRequest held: next reads it again.
 		if body, ok := heldBytes(r); ok && (transport.POST{}).Supports(r) && !wantsEventStream(r) {
-			if params, ok := decodeParams(body); ok && p.serve(r.Context(), w, r.Header.Get("Accept"), params) {
+			if params, ok := decodePlanParams(body); ok && p.serve(r.Context(), w, r.Header.Get("Accept"), &params) {
 				return
 			}
 		}
@@ -108,7 +109,7 @@ func (p *plans) before(next http.Handler) http.Handler {
 
 // serve answers params from its plan into w; false, with nothing written,
 // when gqlgen has to answer it.
-func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string, params *graphql.RawParams) (served bool) {
+func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string, params *planParams) (served bool) {
 	pl, ok := p.cache.Get(ctx, params.Query)
 	if !ok || pl.roots == nil || len(params.Extensions) > 0 ||
 		(params.OperationName != "" && params.OperationName != pl.name) {
@@ -139,7 +140,7 @@ func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string,
 			graphql.MarshalString("Query").MarshalGQL(buf)
 			continue
 		}
-		args, ok := f.argValues(params.Variables)
+		args, ok := f.argValues(params)
 		if !ok {
 			return false
 		}
@@ -179,22 +180,61 @@ func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string,
 	return true
 }
 
+// planParams are a POST body's parameters as a plan reads them: its
+// variables left as their JSON text until an argument asks for one. A plan
+// takes only strings and numbers, and the rest of a body's variables need
+// not be decoded into values at all: decoding the body of a topicMessage
+// request this way takes 6 allocations against decodeParams' 14, and half
+// its time (BenchmarkDecodeParams).
+type planParams struct {
+	Query         string                       `json:"query"`
+	OperationName string                       `json:"operationName"`
+	Variables     map[string]gojson.RawMessage `json:"variables"`
+	Extensions    map[string]gojson.RawMessage `json:"extensions"` // only whether there are any
+}
+
+// decodePlanParams decodes a POST body as decodeParams does (FuzzPlanParams
+// holds the two together); false when it does not decode, or has data after
+// its object (which decodeParams ignores, and gqlgen then answers).
+func decodePlanParams(body []byte) (params planParams, ok bool) {
+	return params, gojson.UnmarshalNoEscape(body, &params) == nil
+}
+
+// variable is the value of a variable as decodeParams decodes it when it is
+// a string or a number (json.Number, its text); false for anything else.
+func (p *planParams) variable(name string) (any, bool) {
+	raw := p.Variables[name]
+	if len(raw) == 0 {
+		return nil, false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		if gojson.Unmarshal(raw, &s) != nil {
+			return nil, false
+		}
+		return s, true
+	case c == '-' || c >= '0' && c <= '9':
+		return json.Number(raw), true
+	}
+	return nil, false
+}
+
 // argValues are the arguments' values; false when a variable is missing,
 // null, or of a kind other than a string or a number (gqlgen's coercion and
 // its errors are then gqlgen's to give).
-func (f *rootField) argValues(vars map[string]any) ([]any, bool) {
+func (f *rootField) argValues(params *planParams) ([]any, bool) {
 	out := make([]any, len(f.args))
 	for i, a := range f.args {
 		if a.variable == "" {
 			out[i] = a.literal
 			continue
 		}
-		switch v := vars[a.variable].(type) {
-		case string, json.Number:
-			out[i] = v
-		default:
+		v, ok := params.variable(a.variable)
+		if !ok {
 			return nil, false
 		}
+		out[i] = v
 	}
 	return out, true
 }

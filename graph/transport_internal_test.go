@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -184,6 +186,101 @@ func BenchmarkDecodeParams(b *testing.B) {
 		for b.Loop() {
 			if _, ok := decodeParams(body); !ok {
 				b.Fatal("does not decode")
+			}
+		}
+	})
+	b.Run("decodePlanParams", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := decodePlanParams(body); !ok {
+				b.Fatal("does not decode")
+			}
+		}
+	})
+}
+
+// TestPlanParams: a plan's parameters are decodeParams', its variables'
+// strings and numbers as decodeParams gives them, anything else none.
+func TestPlanParams(t *testing.T) {
+	t.Parallel()
+	const q = `"query":"query($a: Long!) { a }"`
+	for _, c := range []struct {
+		name string
+		body string
+		ok   bool
+		vars map[string]any // the variables read; nil: not a string or number
+	}{
+		{"string and number", `{` + q + `,"variables":{"t":"0.0.2001","s":123456}}`, true,
+			map[string]any{"t": "0.0.2001", "s": json.Number("123456")}},
+		{"escapes", `{` + q + `,"variables":{"t":"0.0.\u0032001\n"}}`, true, map[string]any{"t": "0.0.2001\n"}},
+		{"number forms", `{` + q + `,"variables":{"a":-0,"b":1e400,"c":9223372036854775808}}`, true,
+			map[string]any{"a": json.Number("-0"), "b": json.Number("1e400"), "c": json.Number("9223372036854775808")}},
+		{"other kinds", `{` + q + `,"variables":{"a":null,"b":true,"c":{"d":1},"e":[1]}}`, true,
+			map[string]any{"a": nil, "b": nil, "c": nil, "e": nil, "missing": nil}},
+		{"spaces", "{ " + q + " , \"variables\" : { \"s\" : 12 } }", true, map[string]any{"s": json.Number("12")}},
+		{"not an object", `[1]`, false, nil},
+		{"variables not an object", `{` + q + `,"variables":[1]}`, false, nil},
+		{"data after the object", `{` + q + `} {}`, false, nil},
+		{"unterminated", `{` + q, false, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := decodePlanParams([]byte(c.body))
+			if ok != c.ok {
+				t.Fatalf("decodePlanParams(%s): ok %v, want %v", c.body, ok, c.ok)
+			}
+			if !ok {
+				return
+			}
+			if got.Query != "query($a: Long!) { a }" {
+				t.Errorf("query %q", got.Query)
+			}
+			for name, want := range c.vars {
+				v, ok := got.variable(name)
+				if ok != (want != nil) || v != want {
+					t.Errorf("variable %s: %#v, %v; want %#v", name, v, ok, want)
+				}
+			}
+		})
+	}
+}
+
+// FuzzPlanParams holds decodePlanParams to decodeParams: what it accepts,
+// decodeParams accepts too, with the same query, operation name and
+// extensions, and a variable it reads as a string or a number is
+// decodeParams' value; every other variable decodeParams gives is neither.
+func FuzzPlanParams(f *testing.F) {
+	f.Add([]byte(`{"query":"query($t: EntityId!, $s: Long!) { topicMessage(topicId: $t, sequenceNumber: $s) { sequenceNumber } }","variables":{"t":"0.0.2001","s":123456}}`))
+	f.Add([]byte(`{"query":"{a}","variables":{"x":[1,2.5,"\u00e9",null,true,{"y":1e400}],"y":"\ud800","z":-1.5e-3},"operationName":"A","extensions":{"k":1}}`))
+	f.Add([]byte("{\"query\":\"\xff\xfe\",\"variables\":{\"a\":\"\xc3\"}} trailing"))
+	f.Add([]byte(`{"Query":"{a}","QUERY":"{b}","query":null,"variables":{"a":1,"a":"x"}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, ok := decodePlanParams(body)
+		if !ok {
+			return
+		}
+		want, ok := decodeParams(body)
+		if !ok {
+			t.Fatalf("decodePlanParams accepts what decodeParams rejects: %q", body)
+		}
+		if got.Query != want.Query || got.OperationName != want.OperationName ||
+			!slices.Equal(slices.Sorted(maps.Keys(got.Extensions)), slices.Sorted(maps.Keys(want.Extensions))) {
+			t.Fatalf("decodePlanParams(%q) = %q %q %v, decodeParams %q %q %v", body,
+				got.Query, got.OperationName, got.Extensions, want.Query, want.OperationName, want.Extensions)
+		}
+		if len(got.Variables) != len(want.Variables) {
+			t.Fatalf("decodePlanParams(%q): %d variables, decodeParams %d", body, len(got.Variables), len(want.Variables))
+		}
+		for name, w := range want.Variables {
+			v, ok := got.variable(name)
+			switch w.(type) {
+			case string, json.Number:
+				if !ok || v != w {
+					t.Fatalf("decodePlanParams(%q): variable %s %#v, %v; decodeParams %#v", body, name, v, ok, w)
+				}
+			default:
+				if ok {
+					t.Fatalf("decodePlanParams(%q): variable %s %#v; decodeParams %#v", body, name, v, w)
+				}
 			}
 		}
 	})

@@ -7,7 +7,7 @@ import (
 
 // ReadAsV1 has d read with the v1 statements whatever the layout: on a v2
 // database they are slow but right, the reference the v2 reads are held to.
-func ReadAsV1(d *DB) { d.current.Store(&readerOf{&v1Reader{d: d}}) }
+func ReadAsV1(d *DB) { d.current.Store(&readerOf{reader: &v1Reader{d: d}}) }
 
 // RelearnWith learns the layout again with another lookup mode, from a
 // new catalog (LearnLayout keeps an unchanged one, and its topic maps).

@@ -106,7 +106,12 @@ func (d *DB) detectLayout(ctx context.Context, mode LookupMode) (Layout, error) 
 }
 
 // Layout is the layout found by the last LearnLayout (v1 until then).
-func (d *DB) Layout() Layout { return d.reader().layout() }
+func (d *DB) Layout() Layout {
+	if r := d.current.Load(); r != nil {
+		return r.layout
+	}
+	return Layout{}
+}
 
 // LearnLayout finds out the database's layout and, on v2, its partitions,
 // and has every statement from then on read accordingly: the reader of the
@@ -129,15 +134,15 @@ func (d *DB) LearnLayout(ctx context.Context, log *slog.Logger) (Layout, error) 
 		// every topic would be learned again each refresh).
 		return l, nil
 	}
-	prev := d.current.Swap(&readerOf{next})
-	if prev == nil || prev.layout() != l {
+	prev := d.current.Swap(&readerOf{next, l})
+	if prev == nil || prev.layout != l {
 		if log == nil {
 			log = slog.Default()
 		}
 		log.Info("database layout", "layout", l.Name(), "topic_message_partitioned", l.MessagesPartitioned,
 			"transaction_partitioned", l.TransactionsPartitioned, "lookup_rows", l.LookupRows,
 			"sequence_unique", l.SequenceUnique, "citus", l.Citus, "use_lookup", l.UseLookup,
-			"topic_message_partitions", next.partitions())
+			"topic_message_partitions", count(next, bookkeeper.partitions))
 	}
 	return l, nil
 }

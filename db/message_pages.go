@@ -34,11 +34,14 @@ const (
 // the page walks the (topic_id, sequence_number) index instead of filtering a
 // timestamp scan; otherwise it walks (topic_id, consensus_timestamp).
 func (d *DB) MessagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
-	rows, err := d.reader().messagesOfTopic(ctx, f)
+	pages, err := d.reader().messagesOfTopics(ctx, []model.EntityID{f.TopicID}, f)
 	if err != nil {
 		return nil, fmt.Errorf("messages of topic %s: %w", f.TopicID, err)
 	}
-	return rows, nil
+	if rows := pages[f.TopicID]; rows != nil {
+		return rows, nil
+	}
+	return []model.TopicMessage{}, nil
 }
 
 // MessagesOfTopics is MessagesOfTopic for several topics at once, with the

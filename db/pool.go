@@ -167,10 +167,10 @@ func (o Options) connConfig() (*pgx.ConnConfig, error) {
 // the topic maps, and the descriptions pgx keeps of the statements made for
 // partitions (sqltext.go's texts), on every connection, up to pgx's
 // statement cache capacity.
-func (d *DB) KeptBytes() int64 { return d.reader().keptBytes() }
+func (d *DB) KeptBytes() int64 { return count(d.reader(), bookkeeper.keptBytes) }
 
 // TopicMapBytes is about what the kept topic maps hold (0 on v1).
-func (d *DB) TopicMapBytes() int64 { return d.reader().mapBytes() }
+func (d *DB) TopicMapBytes() int64 { return count(d.reader(), bookkeeper.mapBytes) }
 
 const (
 	// pgxStatementCache is pgx's default capacity of a connection's

@@ -18,8 +18,6 @@ type v1Reader struct {
 	l Layout
 }
 
-func (r *v1Reader) layout() Layout { return r.l }
-
 // next is r while the layout is the same.
 func (r *v1Reader) next(ctx context.Context, l Layout) (reader, error) {
 	if l == r.l {
@@ -27,11 +25,6 @@ func (r *v1Reader) next(ctx context.Context, l Layout) (reader, error) {
 	}
 	return newReader(ctx, r.d, l, nil)
 }
-
-func (r *v1Reader) partitions() int        { return 0 }
-func (r *v1Reader) fallbacks(string) int64 { return 0 }
-func (r *v1Reader) keptBytes() int64       { return 0 }
-func (r *v1Reader) mapBytes() int64        { return 0 }
 
 func (r *v1Reader) latestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
 	rows := make([]model.TopicMessage, 0, len(topics))
@@ -88,24 +81,15 @@ func (r *v1Reader) livePoll(ctx context.Context, after model.Timestamp, topics [
 	return r.d.query(ctx, lp.read, livePollSQL, int64(after), int64Array(topics), int64(limit))
 }
 
-func (r *v1Reader) messagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
-	// A page as large as the limit, up to a size beyond which pages are
-	// rarely full (the live streams' reads ask for a thousand rows and mostly
-	// find a few): such a page grows as its rows come.
-	out := make([]model.TopicMessage, 0, min(max(f.Limit, 0), 128))
-	read := func(rows rowSource) (err error) { out, err = scanMessages(rows, out); return err }
-	if err := r.messagePage(ctx, f, nil, read); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 func (r *v1Reader) messagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
 	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
 	if len(topics) == 0 {
 		return out, nil
 	}
-	rows := make([]model.TopicMessage, 0, min(max(f.Limit, 0)*len(topics), 1024))
+	// Room for the pages, up to a size beyond which a topic's page is
+	// rarely full (the live streams' reads ask for a thousand rows and
+	// mostly find a few): such pages grow as their rows come.
+	rows := make([]model.TopicMessage, 0, min(max(f.Limit, 0)*len(topics), 128*len(topics), 1024))
 	read := func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err }
 	if err := r.messagePage(ctx, f, topics, read); err != nil {
 		return nil, err

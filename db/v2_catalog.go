@@ -186,10 +186,10 @@ func (p *v2Reader) next(ctx context.Context, l Layout) (reader, error) {
 		return nil, err
 	}
 	if slices.Equal(p.messages.parts, q.messages.parts) && slices.Equal(p.transactions.parts, q.transactions.parts) {
-		return p, nil
+		return p.server.reader(p), nil
 	}
 	s.newest = q
-	return q, nil
+	return q.server.reader(q), nil
 }
 
 // errStale: the catalog no longer matches the database; read it again and
@@ -226,19 +226,19 @@ func (p *v2Reader) relearn(ctx context.Context) (*v2Reader, error) {
 	s.fallbacks.add(whyStale, 1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if cur := p.d.current.Load(); cur != nil && cur.reader != reader(p) {
-		if cur.reader == reader(s.newest) {
+	if cur := p.d.current.Load(); cur != nil && cur.reader != p.server.reader(p) {
+		if cur.reader == p.server.reader(s.newest) {
 			return s.newest, nil // someone else read it meanwhile
 		}
 		// LearnLayout found the v1 layout meanwhile: finish on its empty catalog
-		return &v2Reader{d: p.d, l: cur.layout(), server: p.server, state: s}, nil
+		return &v2Reader{d: p.d, l: cur.layout, server: p.server, state: s}, nil
 	}
 	next, err := s.read(ctx, p.d, p.l, p.server)
 	if err != nil {
 		return nil, err
 	}
 	s.newest = next
-	p.d.current.Store(&readerOf{next})
+	p.d.current.Store(&readerOf{next.server.reader(next), p.l})
 	return next, nil
 }
 

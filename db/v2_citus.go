@@ -10,7 +10,8 @@ import (
 	"mirrorql/model"
 )
 
-// citusServer is v2Server on a Citus coordinator (docs/layouts.md, "Citus"),
+// citusServer is v2Server on a Citus coordinator, and citusReader the v2
+// reader there (docs/layouts.md, "Citus"),
 // the mirror node's v2 layout as mainnet runs it: every table mirrorql reads
 // is distributed and co-located with entity, topic_message and
 // topic_message_lookup by topic_id, transaction by payer_account_id,
@@ -55,10 +56,18 @@ func (citusServer) checked(ctx context.Context, d *DB, ps []piped, parts []*part
 
 func (citusServer) sizesKnown() bool { return false }
 
+func (citusServer) reader(p *v2Reader) reader { return citusReader{p} }
+
+// citusReader is the v2 reader on a Citus coordinator: the v2 reader's reads
+// but for those below, which the coordinator answers otherwise. The reader
+// interface dispatches to these; the v2 reader's own code never calls them.
+type citusReader struct{ *v2Reader }
+
 // messageByTimestamp: the submit transaction's topic (a statement to every
 // shard: transaction is distributed by payer), then that topic's message at
 // the time, routed to its shard.
-func (citusServer) messageByTimestamp(ctx context.Context, p *v2Reader, ts model.Timestamp) (*model.TopicMessage, error) {
+func (c citusReader) messageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
+	p := c.v2Reader
 	var topics []int64
 	read := func(rows rowSource) error {
 		for rows.Next() {
@@ -95,10 +104,8 @@ func (citusServer) messageByTimestamp(ctx context.Context, p *v2Reader, ts model
 }
 
 // messagesByTimestamp: one by one, two statements each.
-func (s citusServer) messagesByTimestamp(ctx context.Context, p *v2Reader, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
-	return batchV2(ctx, stamps, func(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-		return s.messageByTimestamp(ctx, p, ts)
-	})
+func (c citusReader) messagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
+	return batchV2(ctx, stamps, c.messageByTimestamp)
 }
 
 // submitTopicV2SQL: the topic of the successful submit at a time, read
@@ -111,10 +118,19 @@ func submitTopicV2SQL(tx *partition) string {
 	return "SELECT entity_id FROM " + table + " WHERE consensus_timestamp = $1 AND result = 22 AND type = 27 LIMIT 2"
 }
 
-// bySequenceGroup: a statement over several topics would go to every shard.
-func (citusServer) bySequenceGroup(k app.TopicSequence) model.EntityID { return k.TopicID }
+// messagesBySequence: a statement per partition and topic, since one over
+// several topics would go to every shard.
+func (c citusReader) messagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
+	return c.bySequence(ctx, keys, byPartitionAndTopic{})
+}
 
-func (citusServer) bySequenceBatch(part *partition, topics, seqs []int64) (string, []any) {
+// byPartitionAndTopic: a statement per partition and topic, routed to the
+// topic's shard.
+type byPartitionAndTopic struct{}
+
+func (byPartitionAndTopic) group(k app.TopicSequence) model.EntityID { return k.TopicID }
+
+func (byPartitionAndTopic) batch(part *partition, topics, seqs []int64) (string, []any) {
 	return bySequenceTopicSQL(part), []any{topics[0], int64Array(seqs)}
 }
 
@@ -127,11 +143,17 @@ var topicBatchTexts = partitionTexts{make: func(part *partition) string {
 		" AS m WHERE m.topic_id = $1 AND m.sequence_number = ANY ($2::bigint[])" + part.within("m.consensus_timestamp")
 }}
 
-// livePollNamed: none; the partitions that may hold the poll's rows are not
-// known (sizesKnown).
-func (citusServer) livePollNamed(*v2Reader, int64, int64, int64) string { return "" }
+// livePoll: always planned, and as Citus can run it (livePollCitusSQL): the
+// partitions that may hold the poll's rows are not known (sizesKnown).
+func (c citusReader) livePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, r *livePollRows) error {
+	return c.poll(ctx, after, topics, limit, r, citusPoll{})
+}
 
-func (citusServer) livePollPlanned() string { return livePollCitusSQL }
+// citusPoll: never on named partitions.
+type citusPoll struct{}
+
+func (citusPoll) named(*v2Reader, int64, int64, int64) string { return "" }
+func (citusPoll) planned() string                             { return livePollCitusSQL }
 
 // livePollCitusSQL is livePollV2SQL as Citus can run it. Citus refuses a
 // LATERAL probe of a distributed table from a CTE's rows inside an outer

@@ -35,7 +35,9 @@ type Fallbacks struct{ d *DB }
 var FallbackReasons = []string{whyHead.String(), whyGap.String(), whySpan.String(), whyTail.String(), whyEmpty.String(), whyStale.String()}
 
 // Count is how many reads fell back for reason.
-func (f Fallbacks) Count(reason string) int64 { return f.d.reader().fallbacks(reason) }
+func (f Fallbacks) Count(reason string) int64 {
+	return count(f.d.reader(), func(b bookkeeper) int64 { return b.fallbacks(reason) })
+}
 
 // Fallbacks are the query layer's counts of reads that fell back.
 func (d *DB) Fallbacks() Fallbacks { return Fallbacks{d: d} }

@@ -20,22 +20,44 @@ const livePollV2SQL = livePollTx + "marks AS (SELECT (SELECT max(consensus_times
 	livePollEnd
 
 // livePoll is LivePoll on the v2 layout. The statement is planned for its
-// values (v2Server.livePollPlanned), so that the watermark and the last head
-// prune the partitions, or, where few partitions can hold what it looks for,
-// names them (livePollNamedSQL). A head floor past every transaction (the table was
-// emptied) finds no head, and the poll looks again from the start.
+// values (livePollV2SQL), so that the watermark and the last head prune the
+// partitions, or, where few partitions can hold what it looks for, names
+// them (livePollNamedSQL). On Citus, citusReader's.
 func (p *v2Reader) livePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, r *livePollRows) error {
+	return p.poll(ctx, after, topics, limit, r, postgresPoll{})
+}
+
+// livePollStatements are the live poll's statements on a server.
+type livePollStatements interface {
+	// named is the poll on named partitions (livePollNamedSQL), or "" to
+	// send planned.
+	named(p *v2Reader, after, floor, now int64) string
+	// planned is the poll planned for its values.
+	planned() string
+}
+
+type postgresPoll struct{}
+
+func (postgresPoll) named(p *v2Reader, after, floor, now int64) string {
+	return livePollNamedSQL(p, after, floor, now)
+}
+func (postgresPoll) planned() string { return livePollV2SQL }
+
+// poll sends the live poll, by s's statements. A head floor past every
+// transaction (the table was emptied) finds no head, and the poll looks
+// again from the start.
+func (p *v2Reader) poll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, r *livePollRows, s livePollStatements) error {
 	d := p.d
 	var err error
 	floor := p.state.head.Load()
-	if named := p.server.livePollNamed(p, int64(after), floor, time.Now().UnixNano()); named != "" {
+	if named := s.named(p, int64(after), floor, time.Now().UnixNano()); named != "" {
 		err = d.query(ctx, r.read, named, int64(after), int64Array(topics), int64(limit), floor)
 	} else {
-		err = d.queryPlanned(ctx, r.read, p.server.livePollPlanned(), int64(after), int64Array(topics), int64(limit), floor)
+		err = d.queryPlanned(ctx, r.read, s.planned(), int64(after), int64Array(topics), int64(limit), floor)
 	}
 	if err == nil && !r.headFound && floor != 0 {
 		r.poll = app.Poll{}
-		err = d.queryPlanned(ctx, r.read, p.server.livePollPlanned(), int64(after), int64Array(topics), int64(limit), int64(math.MinInt64))
+		err = d.queryPlanned(ctx, r.read, s.planned(), int64(after), int64Array(topics), int64(limit), int64(math.MinInt64))
 	}
 	if err == nil && r.headFound {
 		p.state.head.Store(int64(r.poll.Head))

@@ -79,15 +79,10 @@ func byTimestampV2SQL(tx, msg *partition) string {
 
 var byTimestampTexts texts[[2]string] // the transaction and topic_message partitions
 
-// messageByTimestamp is MessageByTimestamp on the v2 layout, as its server
-// reads it.
+// messageByTimestamp is MessageByTimestamp in one statement that joins
+// transaction to topic_message within the partitions that hold the time (on
+// Citus, where they are not co-located, citusReader's).
 func (p *v2Reader) messageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-	return p.server.messageByTimestamp(ctx, p, ts)
-}
-
-// messageByTimestampJoined is MessageByTimestamp in one statement that
-// joins transaction to topic_message (postgresServer).
-func (p *v2Reader) messageByTimestampJoined(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
 	return fresh(ctx, p, func(p *v2Reader) (*model.TopicMessage, error) {
 		tx, msg := p.transactions.at(int64(ts)), p.messages.at(int64(ts))
 		ms := make([]model.TopicMessage, 0, 2)
@@ -112,18 +107,12 @@ func (p *v2Reader) messageByTimestampJoined(ctx context.Context, ts model.Timest
 	})
 }
 
-// messagesByTimestamp is MessagesByTimestamp on the v2 layout, as its
-// server reads it.
-func (p *v2Reader) messagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
-	return p.server.messagesByTimestamp(ctx, p, stamps)
-}
-
-// messagesByTimestampPiped is MessagesByTimestamp as a statement per
+// messagesByTimestamp is MessagesByTimestamp as a statement per
 // timestamp within the partitions that hold it, pipelined; a time no
-// partition holds is looked up on its own (postgresServer).
-func (p *v2Reader) messagesByTimestampPiped(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
+// partition holds is looked up on its own.
+func (p *v2Reader) messagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
 	one := func(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-		return p.messageByTimestampJoined(ctx, ts)
+		return p.messageByTimestamp(ctx, ts)
 	}
 	if len(stamps) < 2 {
 		return batchV2(ctx, stamps, one)
@@ -196,27 +185,51 @@ func (c *partitionTexts) of(part *partition) string {
 	return c.texts.of(part.name, func() string { return c.make(part) })
 }
 
-// messagesBySequence is MessagesBySequence on the v2 layout: the keys
-// whose topic's map names one partition for them are looked up a statement
-// per partition (and per topic where the server groups them so:
-// v2Server.bySequenceGroup), the statements pipelined; the others,
+// messagesBySequence is MessagesBySequence on the v2 layout: a statement
+// per partition over all its keys (on Citus a statement per partition and
+// topic: citusReader's).
+func (p *v2Reader) messagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
+	return p.bySequence(ctx, keys, byPartition{})
+}
+
+// seqBatching is how a batch of lookups by sequence number is split into
+// statements.
+type seqBatching interface {
+	// group is the topic a partition's keys are grouped by beside the
+	// partition (0: every topic together).
+	group(k app.TopicSequence) model.EntityID
+	// batch is the statement of a group of several keys.
+	batch(part *partition, topics, seqs []int64) (sql string, args []any)
+}
+
+// byPartition: a statement per partition, over its keys of every topic.
+type byPartition struct{}
+
+func (byPartition) group(app.TopicSequence) model.EntityID { return 0 }
+
+func (byPartition) batch(part *partition, topics, seqs []int64) (string, []any) {
+	return bySequenceBatchSQL(part), []any{int64Array(topics), int64Array(seqs)}
+}
+
+// bySequence looks up the keys whose topic's map names one partition for
+// them a statement per group of b (the statements pipelined); the others,
 // and any a statement did not find exactly once, one by one (their own
 // lookups learn, check and fall back as a page does).
-func (p *v2Reader) messagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
+func (p *v2Reader) bySequence(ctx context.Context, keys []app.TopicSequence, b seqBatching) (map[app.TopicSequence]*model.TopicMessage, error) {
 	one := func(ctx context.Context, k app.TopicSequence) (*model.TopicMessage, error) {
 		return p.messageBySequence(ctx, k.TopicID, k.SequenceNumber)
 	}
 	if len(keys) < 2 {
 		return batchV2(ctx, keys, one)
 	}
-	groups, order, rest, err := p.groupBySequence(ctx, keys)
+	groups, order, rest, err := p.groupBySequence(ctx, keys, b)
 	if err != nil {
 		return nil, err
 	}
 	results := make([][]model.TopicMessage, len(order))
 	ps := make([]piped, len(order))
 	for i, g := range order {
-		ps[i] = p.bySequenceStatement(g, groups[g], &results[i])
+		ps[i] = p.bySequenceStatement(g, groups[g], b, &results[i])
 	}
 	if err := p.d.pipeline(ctx, ps); err != nil {
 		return nil, err
@@ -233,8 +246,8 @@ func (p *v2Reader) messagesBySequence(ctx context.Context, keys []app.TopicSeque
 	return out, nil
 }
 
-// seqGroup is the keys of one partition, and of one topic where the server
-// groups them so (v2Server.bySequenceGroup).
+// seqGroup is the keys of one partition, and of one topic where the
+// batching groups them so (seqBatching).
 type seqGroup struct {
 	part  int
 	topic model.EntityID
@@ -242,7 +255,7 @@ type seqGroup struct {
 
 // groupBySequence groups keys by the partition their topic's map names for
 // them, in the order first met; rest are those it names none for.
-func (p *v2Reader) groupBySequence(ctx context.Context, keys []app.TopicSequence) (groups map[seqGroup][]app.TopicSequence, order []seqGroup, rest []app.TopicSequence, err error) {
+func (p *v2Reader) groupBySequence(ctx context.Context, keys []app.TopicSequence, b seqBatching) (groups map[seqGroup][]app.TopicSequence, order []seqGroup, rest []app.TopicSequence, err error) {
 	groups = map[seqGroup][]app.TopicSequence{}
 	for _, k := range keys {
 		part, err := p.partitionOfSequence(ctx, k.TopicID, k.SequenceNumber)
@@ -253,7 +266,7 @@ func (p *v2Reader) groupBySequence(ctx context.Context, keys []app.TopicSequence
 			rest = append(rest, k)
 			continue
 		}
-		g := seqGroup{part: part, topic: p.server.bySequenceGroup(k)}
+		g := seqGroup{part: part, topic: b.group(k)}
 		if _, ok := groups[g]; !ok {
 			order = append(order, g)
 		}
@@ -262,9 +275,9 @@ func (p *v2Reader) groupBySequence(ctx context.Context, keys []app.TopicSequence
 	return groups, order, rest, nil
 }
 
-// bySequenceStatement is the statement of group g's keys ks, its rows read
-// into *result.
-func (p *v2Reader) bySequenceStatement(g seqGroup, ks []app.TopicSequence, result *[]model.TopicMessage) piped {
+// bySequenceStatement is the statement of group g's keys ks (b's batch when
+// they are several), its rows read into *result.
+func (p *v2Reader) bySequenceStatement(g seqGroup, ks []app.TopicSequence, b seqBatching, result *[]model.TopicMessage) piped {
 	topics, seqs := make([]int64, len(ks)), make([]int64, len(ks))
 	for j, k := range ks {
 		topics[j], seqs[j] = int64(k.TopicID), k.SequenceNumber
@@ -275,7 +288,7 @@ func (p *v2Reader) bySequenceStatement(g seqGroup, ks []app.TopicSequence, resul
 	// an index probe, without a batch's arrays.
 	sql, args := bySequenceOneSQL(part), []any{topics[0], seqs[0]}
 	if len(ks) > 1 {
-		sql, args = p.server.bySequenceBatch(part, topics, seqs)
+		sql, args = b.batch(part, topics, seqs)
 	}
 	return piped{sql: sql, args: args,
 		read: func(rs rowSource) (err error) {

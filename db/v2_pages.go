@@ -15,8 +15,9 @@ import (
 // topic's windows (planPage: which windows, and which statement reads
 // each), the plan run statement by statement (runPage).
 
-// messagesOfTopic is MessagesOfTopic on the v2 layout, answered anew on a
-// catalog read again when the database changed under it (fresh).
+// messagesOfTopic is one topic's page (messagesOfTopics asks it of each
+// topic, and the lookups a map cannot place ask it of one key), answered
+// anew on a catalog read again when the database changed under it (fresh).
 func (p *v2Reader) messagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
 	return fresh(ctx, p, func(p *v2Reader) ([]model.TopicMessage, error) { return p.pageOf(ctx, &f) })
 }
@@ -464,7 +465,8 @@ func runOf(todo []window, remaining int64) int {
 	return n
 }
 
-// messagesOfTopics is MessagesOfTopics on the v2 layout: a page per topic.
+// messagesOfTopics is MessagesOfTopics (and MessagesOfTopic's one topic) on
+// the v2 layout: a page per topic.
 func (p *v2Reader) messagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
 	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
 	sorted := append([]model.EntityID(nil), topics...)

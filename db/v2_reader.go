@@ -109,8 +109,6 @@ type v2State struct {
 	head      atomic.Int64 // the ledger's head the last live poll read (v2_live.go)
 }
 
-func (p *v2Reader) layout() Layout { return p.l }
-
 func (p *v2Reader) partitions() int { return len(p.messages.parts) }
 
 func (p *v2Reader) fallbacks(reason string) int64 { return p.state.fallbacks.count(reason) }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"mirrorql/etag"
+	"mirrorql/nodehttp"
 )
 
 // Replayed are the response headers an entry keeps: those the handlers set.
@@ -157,7 +157,7 @@ func replay(c echo.Context, e Entry) error {
 		}
 	}
 	if inm := c.Request().Header.Get("If-None-Match"); inm != "" && e.Status == http.StatusOK {
-		if tag := e.Header.Get("ETag"); tag != "" && etag.Matches(inm, tag) {
+		if tag := e.Header.Get("ETag"); tag != "" && nodehttp.ETagMatches(inm, tag) {
 			return c.NoContent(http.StatusNotModified)
 		}
 	}

@@ -19,8 +19,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"mirrorql/csp"
 	"mirrorql/graph/explorer"
+	"mirrorql/httpserver"
 )
 
 // Routes served by Register.
@@ -142,12 +142,12 @@ func renderPage(graphQL string, assets map[string]asset) []byte {
 	return buf.Bytes()
 }
 
-// contentSecurityPolicy holds the page to its own origin (csp.SameOrigin):
+// contentSecurityPolicy holds the page to its own origin (httpserver.SameOriginPolicy):
 // its scripts and styles are files of this host (no inline script or style;
 // uPlot styles its elements through the DOM, which CSP allows), and it
 // connects only to this host, over HTTP for queries and a WebSocket for the
 // live feed.
 func contentSecurityPolicy(host string) string {
-	return csp.SameOrigin(host, "img-src 'self'", "style-src 'self'", "script-src 'self'",
+	return httpserver.SameOriginPolicy(host, "img-src 'self'", "style-src 'self'", "script-src 'self'",
 		"object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'")
 }

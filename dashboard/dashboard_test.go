@@ -187,7 +187,7 @@ func TestDashboardNotFound(t *testing.T) {
 }
 
 // TestDashboardContentSecurityPolicy: the page runs only this host's files and
-// connects only to this host, over HTTP and WebSocket (csp.SameOrigin, which
+// connects only to this host, over HTTP and WebSocket (httpserver.SameOriginPolicy, which
 // has the cases of the Host).
 func TestDashboardContentSecurityPolicy(t *testing.T) {
 	const want = "default-src 'self'; connect-src 'self' ws://127.0.0.1:8080 wss://127.0.0.1:8080; img-src 'self'; style-src 'self'; " +

@@ -27,7 +27,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/time/rate"
 
-	"mirrorql/nodejson"
+	"mirrorql/nodehttp"
 )
 
 // Options configure Middleware. A zero limit is no limit.
@@ -90,9 +90,9 @@ func Middleware(o Options) echo.MiddlewareFunc {
 }
 
 // refuse answers status with the Node service's error body
-// (nodejson.AppendError, the bytes the REST face writes).
+// (nodehttp.AppendError, the bytes the REST face writes).
 func refuse(c echo.Context, status int, message string) error {
-	b := nodejson.AppendError(nil, message)
+	b := nodehttp.AppendError(nil, message)
 	// The connection may still carry an unread body: do not reuse it.
 	if status == http.StatusRequestEntityTooLarge || status == http.StatusRequestHeaderFieldsTooLarge {
 		c.Response().Header().Set("Connection", "close")
@@ -100,7 +100,7 @@ func refuse(c echo.Context, status int, message string) error {
 	if c.Request().Method == http.MethodHead {
 		return c.NoContent(status)
 	}
-	return c.Blob(status, nodejson.ContentType, b)
+	return c.Blob(status, nodehttp.ContentType, b)
 }
 
 // headerBytes is the size of the header fields as sent: "Name: value\r\n"

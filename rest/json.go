@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"mirrorql/model"
-	"mirrorql/nodejson"
+	"mirrorql/nodehttp"
 )
 
 // jsonBuf builds response bodies by appending, in the exact key order the
@@ -98,5 +98,5 @@ func (j *jsonBuf) keyObject(k *model.Key) {
 	j.b = append(j.b, '}')
 }
 
-// str writes s as the mirror node writes strings (nodejson.AppendString).
-func (j *jsonBuf) str(s string) { j.b = nodejson.AppendString(j.b, s) }
+// str writes s as the mirror node writes strings (nodehttp.AppendString).
+func (j *jsonBuf) str(s string) { j.b = nodehttp.AppendString(j.b, s) }

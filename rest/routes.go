@@ -13,8 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"mirrorql/app"
-	"mirrorql/etag"
-	"mirrorql/nodejson"
+	"mirrorql/nodehttp"
 )
 
 // Route templates as Echo registers them (and as metrics label them).
@@ -346,7 +345,7 @@ func query(c echo.Context) (*Query, error) {
 	return q, nil
 }
 
-const contentTypeJSON = nodejson.ContentType
+const contentTypeJSON = nodehttp.ContentType
 
 // sendNode writes a Node-service success body with its headers: cache
 // control, the Link header for a next page, and Express's weak ETag with a
@@ -357,9 +356,9 @@ func sendNode(c echo.Context, body []byte, cacheControl string, next *string) er
 	if next != nil {
 		hdr.Set("Link", "<"+*next+`>; rel="next"`)
 	}
-	tag := etag.Weak(body)
+	tag := nodehttp.WeakETag(body)
 	hdr.Set("ETag", tag)
-	if inm := c.Request().Header.Get("If-None-Match"); inm != "" && etag.Matches(inm, tag) {
+	if inm := c.Request().Header.Get("If-None-Match"); inm != "" && nodehttp.ETagMatches(inm, tag) {
 		return c.NoContent(http.StatusNotModified)
 	}
 	// Express sends the length; net/http would chunk a body past its

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"mirrorql/csp"
+	"mirrorql/httpserver"
 )
 
 //go:embed assets/*.js assets/*.css assets/LICENSE.* assets/README.md
@@ -98,13 +98,13 @@ func Handler(endpoint string, notFound http.Handler) http.Handler {
 	})
 }
 
-// contentSecurityPolicy holds the page to its own origin (csp.SameOrigin):
+// contentSecurityPolicy holds the page to its own origin (httpserver.SameOriginPolicy):
 // scripts, styles and fonts come from the embedded assets (inline styles
 // too: the page's own and the ones GraphiQL's editors set; graphiql.min.css's
 // images and fonts are data: URLs), and it connects only to the endpoint,
 // over HTTP for queries and over a WebSocket for subscriptions.
 func contentSecurityPolicy(host string) string {
-	return csp.SameOrigin(host, "img-src 'self' data:", "font-src 'self' data:",
+	return httpserver.SameOriginPolicy(host, "img-src 'self' data:", "font-src 'self' data:",
 		"style-src 'self' 'unsafe-inline'", "object-src 'none'", "base-uri 'none'")
 }
 

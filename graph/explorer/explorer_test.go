@@ -83,7 +83,7 @@ func TestHandler(t *testing.T) {
 }
 
 // TestContentSecurityPolicy: the page may connect to its own host over
-// HTTP and WebSocket, and nowhere else (csp.SameOrigin, which has the cases
+// HTTP and WebSocket, and nowhere else (httpserver.SameOriginPolicy, which has the cases
 // of the Host).
 func TestContentSecurityPolicy(t *testing.T) {
 	const want = "default-src 'self'; connect-src 'self' ws://127.0.0.1:8080 wss://127.0.0.1:8080; img-src 'self' data:; " +

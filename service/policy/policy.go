@@ -12,7 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"mirrorql/app"
-	"mirrorql/nodejson"
+	"mirrorql/nodehttp"
 )
 
 // Renderer is an error that brings its own wire body: a face's answer in
@@ -40,18 +40,18 @@ func Body(err error) (status int, body []byte, contentType string) {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		switch v := e.(type) {
 		case *app.BadRequest:
-			return http.StatusBadRequest, nodejson.AppendError(nil, v.Messages...), nodejson.ContentType
+			return http.StatusBadRequest, nodehttp.AppendError(nil, v.Messages...), nodehttp.ContentType
 		case *app.NotFound:
-			return http.StatusNotFound, nodejson.AppendError(nil, v.Message), nodejson.ContentType
+			return http.StatusNotFound, nodehttp.AppendError(nil, v.Message), nodehttp.ContentType
 		case Renderer:
 			return v.Render()
 		case *app.Unavailable:
-			return http.StatusServiceUnavailable, nodejson.AppendError(nil, app.UnavailableMessage), nodejson.ContentType
+			return http.StatusServiceUnavailable, nodehttp.AppendError(nil, app.UnavailableMessage), nodehttp.ContentType
 		case *statusError:
-			return v.status, nodejson.AppendError(nil, v.message), nodejson.ContentType
+			return v.status, nodehttp.AppendError(nil, v.message), nodehttp.ContentType
 		}
 	}
-	return http.StatusInternalServerError, nodejson.AppendError(nil, "Internal error"), nodejson.ContentType
+	return http.StatusInternalServerError, nodehttp.AppendError(nil, "Internal error"), nodehttp.ContentType
 }
 
 // outage reports whether err is a 503 because the database cannot be

@@ -151,7 +151,7 @@ func TestImportBoundariesCatch(t *testing.T) {
 	t.Parallel()
 	g := imports{
 		code: map[string][]string{
-			"mirrorql/model":          {"mirrorql/nodejson"},
+			"mirrorql/model":          {"mirrorql/nodehttp"},
 			"mirrorql/app":            {"mirrorql/model", "mirrorql/db"},
 			"mirrorql/live":           {"mirrorql/app", "mirrorql/db"},
 			"mirrorql/graph/view":     {"mirrorql/db"},
@@ -170,7 +170,7 @@ func TestImportBoundariesCatch(t *testing.T) {
 		},
 	}
 	want := map[string][]string{
-		"model imports none of ours":                     {"mirrorql/model (code) imports mirrorql/nodejson", "mirrorql/model (tests) imports mirrorql/app"},
+		"model imports none of ours":                     {"mirrorql/model (code) imports mirrorql/nodehttp", "mirrorql/model (tests) imports mirrorql/app"},
 		"app's code imports only model":                  {"mirrorql/app (code) imports mirrorql/db"},
 		"live's code imports only app and model":         {"mirrorql/live (code) imports mirrorql/db"},
 		"no face imports db":                             {"mirrorql/graph/view (code) imports mirrorql/db"},

@@ -1,8 +1,11 @@
-// Package nodejson writes JSON text as the mirror node's Node service does:
-// strings escaped as its serializer escapes them, and its error body. It is
-// a package of its own so that middleware outside the REST face (limits)
-// answers with the same bytes without depending on the face.
-package nodejson
+// Package nodehttp is what the mirror node's Node service (Express) writes
+// that mirrorql's answers must match byte for byte, wherever they are made:
+// JSON strings escaped as its serializer escapes them and its error body
+// (json.go), which middleware outside the REST face (limits, the policy)
+// answers with too; and its entity tags, which the REST handlers make and
+// the response cache replays (etag.go). It sits below all of them so that
+// none depends on the REST face for these bytes.
+package nodehttp
 
 import "unicode/utf8"
 

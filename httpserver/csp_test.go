@@ -1,11 +1,11 @@
-package csp
+package httpserver
 
 import "testing"
 
-// TestSameOrigin: the page may connect to its own host over HTTP and
+// TestSameOriginPolicy: the page may connect to its own host over HTTP and
 // WebSocket, and nowhere else; a Host that is not a plain host[:port] is
 // left to 'self' rather than written into the header.
-func TestSameOrigin(t *testing.T) {
+func TestSameOriginPolicy(t *testing.T) {
 	const rest = "; img-src 'self'; object-src 'none'"
 	tests := []struct {
 		name, host, want string
@@ -19,12 +19,12 @@ func TestSameOrigin(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := SameOrigin(tc.host, "img-src 'self'", "object-src 'none'"); got != tc.want {
-				t.Errorf("SameOrigin(%q)\n got %s\nwant %s", tc.host, got, tc.want)
+			if got := SameOriginPolicy(tc.host, "img-src 'self'", "object-src 'none'"); got != tc.want {
+				t.Errorf("SameOriginPolicy(%q)\n got %s\nwant %s", tc.host, got, tc.want)
 			}
 		})
 	}
-	if got, want := SameOrigin("a.example"), "default-src 'self'; connect-src 'self' ws://a.example wss://a.example"; got != want {
+	if got, want := SameOriginPolicy("a.example"), "default-src 'self'; connect-src 'self' ws://a.example wss://a.example"; got != want {
 		t.Errorf("no further directives: %s, want %s", got, want)
 	}
 }

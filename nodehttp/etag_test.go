@@ -1,15 +1,15 @@
-package etag
+package nodehttp
 
 import "testing"
 
-func TestWeak(t *testing.T) {
+func TestWeakETag(t *testing.T) {
 	// the etag package's value for the body "hello"
-	if got, want := Weak([]byte("hello")), `W/"5-qvTGHdzF6KLavt4PO0gs2a6pQ00"`; got != want {
-		t.Errorf("Weak = %s, want %s", got, want)
+	if got, want := WeakETag([]byte("hello")), `W/"5-qvTGHdzF6KLavt4PO0gs2a6pQ00"`; got != want {
+		t.Errorf("WeakETag = %s, want %s", got, want)
 	}
 }
 
-func TestMatches(t *testing.T) {
+func TestETagMatches(t *testing.T) {
 	tests := []struct {
 		name, header string
 		want         bool
@@ -22,8 +22,8 @@ func TestMatches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Matches(tt.header, `W/"5-x"`); got != tt.want {
-				t.Errorf("Matches(%q) = %v", tt.header, got)
+			if got := ETagMatches(tt.header, `W/"5-x"`); got != tt.want {
+				t.Errorf("ETagMatches(%q) = %v", tt.header, got)
 			}
 		})
 	}

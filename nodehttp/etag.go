@@ -1,8 +1,8 @@
-// Package etag is the entity tags of the service's answers as Express makes
-// and compares them: the REST handlers tag their bodies and answer 304, and
-// the response cache replays both the same way, so the rule lives below
-// both of them.
-package etag
+package nodehttp
+
+// The entity tags of the service's answers as Express makes and compares
+// them: the REST handlers tag their bodies and answer 304, and the response
+// cache replays both the same way.
 
 import (
 	"crypto/sha1"
@@ -11,9 +11,9 @@ import (
 	"strings"
 )
 
-// Weak is the tag Express's etag package gives body:
+// WeakETag is the tag Express's etag package gives body:
 // W/"<length hex>-<sha1 base64 [:27]>".
-func Weak(body []byte) string {
+func WeakETag(body []byte) string {
 	sum := sha1.Sum(body)
 	b := make([]byte, 0, 48)
 	b = strconv.AppendInt(append(b, `W/"`...), int64(len(body)), 16)
@@ -23,9 +23,9 @@ func Weak(body []byte) string {
 	return string(append(b, '"'))
 }
 
-// Matches is If-None-Match against an ETag, by weak comparison (RFC 9110
+// ETagMatches is If-None-Match against an ETag, by weak comparison (RFC 9110
 // §13.1.2), as Express compares them.
-func Matches(header, etag string) bool {
+func ETagMatches(header, etag string) bool {
 	if strings.TrimSpace(header) == "*" {
 		return true
 	}

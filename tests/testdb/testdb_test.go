@@ -129,6 +129,19 @@ func TestSweep(t *testing.T) {
 	}
 	gone, running, own, legacy := name(goneKey, "gone"), name(liveKey, "running"), ownedPrefix()+"sweep_own", Prefix+"0123abcd_sweep_legacy"
 	goneRole := name(goneKey, "role")
+	// The gone owner's lock is held while its objects are made: another test
+	// process's sweep on this server (every testdb.New sweeps) would drop
+	// them as soon as they exist, between the role and the database owned by
+	// it. It is let go just before this sweep, which is then one of those
+	// that may drop them.
+	goneLock, err := admin.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer goneLock.Close()
+	if _, err := goneLock.ExecContext(ctx, "select pg_advisory_lock($1, $2)", lockClass, goneKey); err != nil {
+		t.Fatal(err)
+	}
 	for _, stmt := range []string{"create role " + goneRole,
 		"create database " + gone + " owner " + goneRole, "create database " + running, "create database " + own, "create database " + legacy} {
 		if _, err := admin.ExecContext(ctx, stmt); err != nil {
@@ -145,6 +158,9 @@ func TestSweep(t *testing.T) {
 			t.Error(err)
 		}
 	})
+	if _, err := goneLock.ExecContext(ctx, "select pg_advisory_unlock($1, $2)", lockClass, goneKey); err != nil {
+		t.Fatal(err)
+	}
 	sweep(admin, ownerKey)
 	var left []string
 	if err := admin.QueryRowContext(ctx, "select array(select datname from pg_database where datname = any($1) union all select rolname from pg_roles where rolname = $2 order by 1)",

@@ -117,7 +117,7 @@ func limitRequest(max int64, next http.Handler) http.Handler {
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
-			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+			body, err := readLimited(w, r, max)
 			var mbe *http.MaxBytesError
 			switch {
 			case errors.As(err, &mbe):
@@ -127,7 +127,9 @@ func limitRequest(max int64, next http.Handler) http.Handler {
 				http.Error(w, "could not read the request body", http.StatusBadRequest)
 				return
 			}
-			r.Body = heldBody{bytes.NewReader(body), body}
+			h := &heldBody{b: body}
+			h.Reset(body)
+			r.Body = h
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -136,16 +138,29 @@ func limitRequest(max int64, next http.Handler) http.Handler {
 // heldBody is a request body limitRequest has read whole; readBody takes
 // its bytes rather than copying them once more.
 type heldBody struct {
-	*bytes.Reader
+	bytes.Reader
 	b []byte
 }
 
-func (heldBody) Close() error { return nil }
+func (*heldBody) Close() error { return nil }
+
+// readLimited reads r's body, at most max bytes (a *http.MaxBytesError
+// past them): of a length given in Content-Length (at most max, as
+// limitRequest checked), into a buffer of that length at once; else as it
+// comes.
+func readLimited(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n <= max {
+		body := make([]byte, n)
+		_, err := io.ReadFull(r.Body, body)
+		return body, err
+	}
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+}
 
 // heldBytes is r's body as limitRequest held it, when nothing has read from
 // it yet.
 func heldBytes(r *http.Request) ([]byte, bool) {
-	if h, ok := r.Body.(heldBody); ok && h.Len() == len(h.b) {
+	if h, ok := r.Body.(*heldBody); ok && h.Len() == len(h.b) {
 		return h.b, true
 	}
 	return nil, false

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
@@ -98,7 +99,7 @@ type argSource struct {
 func (p *plans) before(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Only a body limitRequest held: next reads it again.
-		if body, ok := heldBytes(r); ok && (transport.POST{}).Supports(r) && !wantsEventStream(r) {
+		if body, ok := heldBytes(r); ok && takesPOST(r) && !wantsEventStream(r) {
 			if params, ok := decodePlanParams(body); ok && p.serve(r.Context(), w, r.Header.Get("Accept"), &params) {
 				return
 			}
@@ -106,6 +107,19 @@ func (p *plans) before(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// takesPOST is gqlgen's POST transport's Supports, without parsing the
+// media type when it is exactly application/json (as clients send it).
+func takesPOST(r *http.Request) bool {
+	if r.Method == http.MethodPost && r.Header.Get("Content-Type") == "application/json" && r.Header.Get("Upgrade") == "" {
+		return true
+	}
+	return (transport.POST{}).Supports(r)
+}
+
+// planBufs are the buffers answers are written into, kept from one request
+// to the next; one that grew past 64 KiB is let go.
+var planBufs = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 1024)) }}
 
 // serve answers params from its plan into w; false, with nothing written,
 // when gqlgen has to answer it.
@@ -128,7 +142,13 @@ func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string,
 		}
 	}()
 	var errs gqlerror.List
-	buf := bytes.NewBuffer(make([]byte, 0, 1024))
+	buf := planBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 64<<10 {
+			planBufs.Put(buf)
+		}
+	}()
 	buf.WriteString(`{"data":{`)
 	for i := range pl.roots {
 		f := &pl.roots[i]
@@ -209,6 +229,9 @@ func (p *planParams) variable(name string) (any, bool) {
 	}
 	switch c := raw[0]; {
 	case c == '"':
+		if s, ok := plainString(raw); ok {
+			return s, true
+		}
 		var s string
 		if gojson.Unmarshal(raw, &s) != nil {
 			return nil, false
@@ -218,6 +241,24 @@ func (p *planParams) variable(name string) (any, bool) {
 		return json.Number(raw), true
 	}
 	return nil, false
+}
+
+// plainString is the string a JSON string literal of printable ASCII
+// without escapes stands for (an entity id, a timestamp, a number's text):
+// its text between the quotes, without the decoder's four allocations.
+// Anything else (an escape, a control character, a byte that decoding may
+// replace as invalid UTF-8) is the decoder's.
+func plainString(raw []byte) (string, bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+		return "", false
+	}
+	for _, c := range raw[1 : n-1] {
+		if c < 0x20 || c == '\\' || c == '"' || c >= 0x80 {
+			return "", false
+		}
+	}
+	return string(raw[1 : n-1]), true
 }
 
 // argValues are the arguments' values; false when a variable is missing,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -292,11 +293,11 @@ func TestReadBody(t *testing.T) {
 	t.Parallel()
 	held := []byte(`{"query":"{ __typename }"}`)
 	r := httptest.NewRequest(http.MethodPost, Endpoint, nil)
-	r.Body = heldBody{bytes.NewReader(held), held}
+	r.Body = &heldBody{Reader: *bytes.NewReader(held), b: held}
 	if got, err := readBody(r); err != nil || &got[0] != &held[0] {
 		t.Errorf("held body: %q, %v (a copy: %v)", got, err, err == nil && &got[0] != &held[0])
 	}
-	r.Body = heldBody{bytes.NewReader(held), held}
+	r.Body = &heldBody{Reader: *bytes.NewReader(held), b: held}
 	_, _ = r.Body.Read(make([]byte, 2))
 	if got, err := readBody(r); err != nil || string(got) != string(held[2:]) {
 		t.Errorf("partly read held body: %q, %v", got, err)
@@ -304,5 +305,96 @@ func TestReadBody(t *testing.T) {
 	r = httptest.NewRequest(http.MethodPost, Endpoint, strings.NewReader("plain"))
 	if got, err := readBody(r); err != nil || string(got) != "plain" {
 		t.Errorf("plain body: %q, %v", got, err)
+	}
+}
+
+// TestReadLimited: a body is read whole, at most max bytes of it, whether its
+// length is given (Content-Length) or not (chunked); a body that ends before
+// its Content-Length is an error, not a short body.
+func TestReadLimited(t *testing.T) {
+	t.Parallel()
+	const max = 8
+	for _, c := range []struct {
+		name    string
+		body    string
+		length  int64 // Content-Length; -1 unknown
+		want    string
+		tooLong bool
+		fails   bool
+	}{
+		{"length given", "12345", 5, "12345", false, false},
+		{"length given, at max", "12345678", 8, "12345678", false, false},
+		{"length unknown", "12345", -1, "12345", false, false},
+		{"length unknown, past max", "123456789", -1, "", true, false},
+		{"shorter than its length", "123", 5, "", false, true},
+		{"empty, length unknown", "", -1, "", false, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodPost, Endpoint, strings.NewReader(c.body))
+			r.ContentLength = c.length
+			got, err := readLimited(httptest.NewRecorder(), r, max)
+			var mbe *http.MaxBytesError
+			switch {
+			case c.tooLong:
+				if !errors.As(err, &mbe) {
+					t.Fatalf("err %v, want a MaxBytesError", err)
+				}
+			case c.fails:
+				if err == nil {
+					t.Fatalf("no error; read %q", got)
+				}
+			case err != nil || string(got) != c.want:
+				t.Fatalf("%q, %v; want %q", got, err, c.want)
+			}
+		})
+	}
+}
+
+// TestTakesPOST: the plans take what gqlgen's POST transport supports, and
+// nothing else, whether or not the media type is written plainly.
+func TestTakesPOST(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		method, contentType, upgrade string
+	}{
+		{http.MethodPost, "application/json", ""},
+		{http.MethodPost, "application/json; charset=utf-8", ""},
+		{http.MethodPost, "Application/JSON", ""},
+		{http.MethodPost, "application/json", "websocket"},
+		{http.MethodPost, "application/graphql", ""},
+		{http.MethodPost, "", ""},
+		{http.MethodPost, "application/json;", ""},
+		{http.MethodGet, "application/json", ""},
+		{http.MethodPut, "application/json", ""},
+	} {
+		r := httptest.NewRequest(c.method, Endpoint, nil)
+		if c.contentType != "" {
+			r.Header.Set("Content-Type", c.contentType)
+		}
+		if c.upgrade != "" {
+			r.Header.Set("Upgrade", c.upgrade)
+		}
+		if got, want := takesPOST(r), (transport.POST{}).Supports(r); got != want {
+			t.Errorf("%s %q upgrade %q: takesPOST %v, gqlgen's POST %v", c.method, c.contentType, c.upgrade, got, want)
+		}
+	}
+}
+
+// TestPlainString: the strings read without the decoder are those that
+// decode to their own text.
+func TestPlainString(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{`"0.0.2001"`, `""`, `"a b"`, `"\u0041"`, `"a\"b"`, "\"\t\"", "\"\xc3\"", `"é"`, `"`, `x"`} {
+		s, ok := plainString([]byte(raw))
+		var want string
+		decodes := json.Unmarshal([]byte(raw), &want) == nil
+		if ok && (!decodes || s != want || want != raw[1:len(raw)-1]) {
+			t.Errorf("plainString(%q) = %q; the decoder: %q, %v", raw, s, want, decodes)
+		}
+	}
+	for _, raw := range []string{`"0.0.2001"`, `""`, `"1700000000.000000001"`} {
+		if _, ok := plainString([]byte(raw)); !ok {
+			t.Errorf("plainString(%q) leaves it to the decoder", raw)
+		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 // LatestMessages is the newest message of each topic that has one.
 func (d *DB) LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
-	out, err := d.reader().latestMessages(ctx, topics)
+	out, err := d.reader().LatestMessages(ctx, topics)
 	if err != nil {
 		return nil, fmt.Errorf("latest messages of %d topics: %w", len(topics), err)
 	}
@@ -28,7 +28,7 @@ func (d *DB) LatestMessages(ctx context.Context, topics []model.EntityID) (map[m
 // Activity counts the topic's messages between consecutive boundaries
 // (ascending): len(bounds)-1 counts, in one statement.
 func (d *DB) Activity(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
-	firsts, err := d.reader().firsts(ctx, topic, bounds)
+	firsts, err := d.reader().Firsts(ctx, topic, bounds)
 	if err != nil {
 		return nil, fmt.Errorf("activity of topic %s: %w", topic, err)
 	}

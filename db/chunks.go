@@ -50,7 +50,7 @@ func (d *DB) ChunksOf(ctx context.Context, msgs []*model.TopicMessage) ([][]mode
 	if len(idx) == 0 {
 		return out, nil
 	}
-	rows, of, err := d.reader().chunks(ctx, topics, los, his)
+	rows, of, err := d.reader().Chunks(ctx, topics, los, his)
 	if err != nil {
 		return nil, fmt.Errorf("chunks of %d messages: %w", len(idx), err)
 	}

@@ -2,24 +2,16 @@ package db
 
 import (
 	"context"
-	"database/sql/driver"
+	"database/sql"
+	sqldriver "database/sql/driver"
 	"errors"
-	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"mirrorql/app"
-	"mirrorql/model"
+	"mirrorql/db/internal/driver"
 )
-
-// rowSource is what scanning needs of a result (pgx's rows; tests hand in
-// their own).
-type rowSource interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
-}
 
 // query runs one of the query layer's fixed statements, its values bound as
 // parameters ($1, …) rather than written into the text, so that the server
@@ -30,18 +22,39 @@ type rowSource interface {
 // profile of the 100-row page. Those statements bypass bun's query hooks,
 // so it feeds Health and the statement log itself. Its error is app's
 // (failed).
-func (d *DB) query(ctx context.Context, read func(rowSource) error, query string, args ...any) error {
+func (d *DB) query(ctx context.Context, read func(driver.RowSource) error, query string, args ...any) error {
 	return d.run(ctx, read, d.prepare, query, args)
 }
 
 // queryPlanned is query for a statement whose best plan depends on its
 // values: it is never prepared, so the server plans it for them every time
 // rather than settling on a generic plan.
-func (d *DB) queryPlanned(ctx context.Context, read func(rowSource) error, query string, args ...any) error {
+func (d *DB) queryPlanned(ctx context.Context, read func(driver.RowSource) error, query string, args ...any) error {
 	return d.run(ctx, read, false, query, args)
 }
 
-func (d *DB) run(ctx context.Context, read func(rowSource) error, prepare bool, query string, args []any) error {
+// executor is d as what it hands its readers (driver.Exec): the one
+// execution path, query's, and the pipeline.
+type executor DB
+
+var _ driver.Exec = (*executor)(nil)
+
+func (e *executor) Query(ctx context.Context, read func(driver.RowSource) error, query string, args ...any) error {
+	return (*DB)(e).run(ctx, read, e.prepare, query, args)
+}
+
+func (e *executor) QueryPlanned(ctx context.Context, read func(driver.RowSource) error, query string, args ...any) error {
+	return (*DB)(e).run(ctx, read, false, query, args)
+}
+
+// QueryRows is bun's QueryContext: the catalog's reads (db/internal/v2).
+func (e *executor) QueryRows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return e.bun.QueryContext(ctx, query, args...)
+}
+
+func (e *executor) Failed(err error) error { return failed(err) }
+
+func (d *DB) run(ctx context.Context, read func(driver.RowSource) error, prepare bool, query string, args []any) error {
 	if d.log != nil {
 		d.log.Sent(query, args, !prepare)
 	}
@@ -55,7 +68,7 @@ func (d *DB) run(ctx context.Context, read func(rowSource) error, prepare bool, 
 // else becomes one, marked as an outage when the database could not be
 // reached at all (Health logs that once per change of state, so a face need
 // not per request). Every error a read returns starts as a statement's
-// (run, pipeline, the catalog's loadPartitions), as a lookup that stopped
+// (run, Pipeline, the v2 catalog's loadPartitionSet), as a lookup that stopped
 // waiting (coalescer.get), or as a check of the query layer's own (errStale,
 // Activity's count of answers), and each of them goes through here; a read
 // adds only app.ErrNotFound and the %w naming its question.
@@ -67,7 +80,7 @@ func failed(err error) error {
 	return &app.Unavailable{Cause: err, Down: Unavailable(err)}
 }
 
-func (d *DB) queryPgx(ctx context.Context, read func(rowSource) error, prepare bool, query string, args []any) error {
+func (d *DB) queryPgx(ctx context.Context, read func(driver.RowSource) error, prepare bool, query string, args []any) error {
 	conn, err := d.bun.DB.Conn(ctx)
 	if err != nil {
 		return err
@@ -98,27 +111,9 @@ func (d *DB) queryPgx(ctx context.Context, read func(rowSource) error, prepare b
 	})
 }
 
-// int64Array is vs as a PostgreSQL array literal ("{1,2}"): a text value
-// bound to a bigint[] parameter, one the EXPLAIN tests can write as a
-// literal.
-func int64Array[T ~int64](vs []T) string {
-	b := make([]byte, 0, 2+len(vs)*20)
-	b = append(b, '{')
-	for i, v := range vs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, int64(v), 10)
-	}
-	return string(append(b, '}'))
-}
-
-// notArray is the range's exclusion list as an int64Array.
-func notArray(r model.Range) string { return int64Array(r.Not) }
-
 // badConn is a connection-level failure: it is driver.ErrBadConn to
 // database/sql and to Unavailable, and prints as its cause.
 type badConn struct{ cause error }
 
 func (e badConn) Error() string   { return e.cause.Error() }
-func (e badConn) Unwrap() []error { return []error{e.cause, driver.ErrBadConn} }
+func (e badConn) Unwrap() []error { return []error{e.cause, sqldriver.ErrBadConn} }

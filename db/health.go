@@ -3,7 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
+	sqldriver "database/sql/driver"
 	"errors"
 	"io"
 	"log/slog"
@@ -14,6 +14,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
+
+	"mirrorql/db/internal/driver"
 )
 
 // Health follows whether the database answers, from the outcome of every
@@ -99,7 +101,7 @@ func Unavailable(err error) bool {
 	if errors.As(err, &ce) {
 		return true
 	}
-	if code, ok := sqlState(err); ok {
+	if code, ok := driver.SQLState(err); ok {
 		switch {
 		case len(code) == 5 && code[:2] == "08", // connection_exception
 			len(code) == 5 && code[:3] == "57P", // admin/crash shutdown, cannot_connect_now
@@ -108,22 +110,13 @@ func Unavailable(err error) bool {
 		}
 		return false
 	}
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+	if errors.Is(err, sqldriver.ErrBadConn) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, net.ErrClosed) {
 		return true
 	}
 	var ne net.Error
 	return errors.As(err, &ne)
-}
-
-// sqlState is the SQLSTATE of an error the server sent.
-func sqlState(err error) (string, bool) {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		return pe.Code, true
-	}
-	return "", false
 }
 
 // AfterQuery and BeforeQuery make Health a bun query hook, so every query of

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"time"
+
+	"mirrorql/db/internal/driver"
 )
 
 // LookupMode says whether the service reads topic_message_lookup to find the
@@ -32,39 +33,9 @@ func ParseLookupMode(s string) (LookupMode, error) {
 	return "", fmt.Errorf("must be auto, on or off, got %q", s)
 }
 
-// Layout is what the service found out about the database it reads: the
-// mirror node's v1 layout (flat tables) or its v2 layout (topic_message and
-// transaction partitioned by consensus_timestamp, topic_message_lookup kept
-// by the importer, Citus). Only the db package acts on it; the rest of the
-// service reads the same answers from either.
-type Layout struct {
-	MessagesPartitioned     bool // topic_message is PARTITION BY RANGE (consensus_timestamp)
-	TransactionsPartitioned bool // so is transaction
-	LookupRows              bool // topic_message_lookup holds at least one row
-	SequenceUnique          bool // a unique index on topic_message (topic_id, sequence_number), as in v1
-	Citus                   bool // the citus extension is installed
-	// UseLookup: the partitions of a topic's messages come from
-	// topic_message_lookup (LookupMode resolved against the database);
-	// otherwise they are learned from the partitions themselves.
-	UseLookup bool
-}
-
-// Partitioned: the reads must go partition by partition.
-func (l Layout) Partitioned() bool { return l.MessagesPartitioned || l.TransactionsPartitioned }
-
-// Name is "v1" or "v2", as the mirror node calls them.
-func (l Layout) Name() string {
-	if l.Partitioned() {
-		return "v2"
-	}
-	return "v1"
-}
-
-func (l Layout) String() string {
-	return fmt.Sprintf("%s (topic_message partitioned %t, transaction partitioned %t, lookup rows %t, "+
-		"unique sequence index %t, citus %t, reading the lookup %t)", l.Name(), l.MessagesPartitioned,
-		l.TransactionsPartitioned, l.LookupRows, l.SequenceUnique, l.Citus, l.UseLookup)
-}
+// Layout is what the service found out about the database it reads
+// (driver.Layout: the readers choose their statements by it).
+type Layout = driver.Layout
 
 // detectLayoutSQL reads the layout in one statement from the catalogs (and
 // one row of the lookup). to_regclass keeps it from failing on a database
@@ -83,14 +54,14 @@ const lookupRowsSQL = "SELECT EXISTS (SELECT 1 FROM topic_message_lookup)"
 func (d *DB) detectLayout(ctx context.Context, mode LookupMode) (Layout, error) {
 	var l Layout
 	var lookupTable bool
-	read := func(rows rowSource) error {
-		return scanOne(rows, &l.MessagesPartitioned, &l.TransactionsPartitioned, &lookupTable, &l.SequenceUnique, &l.Citus)
+	read := func(rows driver.RowSource) error {
+		return driver.ScanOne(rows, &l.MessagesPartitioned, &l.TransactionsPartitioned, &lookupTable, &l.SequenceUnique, &l.Citus)
 	}
 	if err := d.query(ctx, read, detectLayoutSQL); err != nil {
 		return Layout{}, fmt.Errorf("layout: %w", err)
 	}
 	if lookupTable {
-		read := func(rows rowSource) error { return scanOne(rows, &l.LookupRows) }
+		read := func(rows driver.RowSource) error { return driver.ScanOne(rows, &l.LookupRows) }
 		if err := d.query(ctx, read, lookupRowsSQL); err != nil {
 			return Layout{}, fmt.Errorf("layout: %w", err)
 		}
@@ -108,7 +79,7 @@ func (d *DB) detectLayout(ctx context.Context, mode LookupMode) (Layout, error) 
 // Layout is the layout found by the last LearnLayout (v1 until then).
 func (d *DB) Layout() Layout {
 	if r := d.current.Load(); r != nil {
-		return r.layout
+		return r.Layout
 	}
 	return Layout{}
 }
@@ -124,35 +95,27 @@ func (d *DB) LearnLayout(ctx context.Context, log *slog.Logger) (Layout, error) 
 		return Layout{}, err
 	}
 	cur := d.current.Load()
-	next, err := d.reader().next(ctx, l)
+	next, err := d.reader().Next(ctx, l)
 	if err != nil {
 		return Layout{}, err
 	}
-	if cur != nil && next == cur.reader {
+	if cur != nil && next == cur.Reader {
 		// Nothing changed: keep the catalog read before, and with it the
 		// topic maps learned since (a new catalog starts them afresh, and
 		// every topic would be learned again each refresh).
 		return l, nil
 	}
-	prev := d.current.Swap(&readerOf{next, l})
-	if prev == nil || prev.layout != l {
+	prev := d.current.Swap(&driver.Current{Reader: next, Layout: l})
+	if prev == nil || prev.Layout != l {
 		if log == nil {
 			log = slog.Default()
 		}
 		log.Info("database layout", "layout", l.Name(), "topic_message_partitioned", l.MessagesPartitioned,
 			"transaction_partitioned", l.TransactionsPartitioned, "lookup_rows", l.LookupRows,
 			"sequence_unique", l.SequenceUnique, "citus", l.Citus, "use_lookup", l.UseLookup,
-			"topic_message_partitions", count(next, bookkeeper.partitions))
+			"topic_message_partitions", count(next, driver.Bookkeeper.Partitions))
 	}
 	return l, nil
-}
-
-// Labels are the layout as metric labels.
-func (l Layout) Labels() map[string]string {
-	b := strconv.FormatBool
-	return map[string]string{"layout": l.Name(), "topic_message_partitioned": b(l.MessagesPartitioned),
-		"transaction_partitioned": b(l.TransactionsPartitioned), "lookup_rows": b(l.LookupRows),
-		"use_lookup": b(l.UseLookup), "citus": b(l.Citus)}
 }
 
 // KeepLayout learns the layout until ctx ends: every second until the

@@ -8,17 +8,6 @@ import (
 	"mirrorql/model"
 )
 
-// messageColumns are the topic_message columns every message statement
-// selects, in the order scanMessages reads them.
-const messageColumns = "consensus_timestamp, message, running_hash, sequence_number, running_hash_version, " +
-	"chunk_num, chunk_total, payer_account_id, valid_start_timestamp, topic_id, initial_transaction_id"
-
-// messageColumnsM is messageColumns of the alias m, spelled out because a
-// constant cannot call prefixed (a test keeps the two lists the same).
-const messageColumnsM = "m.consensus_timestamp, m.message, m.running_hash, m.sequence_number, " +
-	"m.running_hash_version, m.chunk_num, m.chunk_total, m.payer_account_id, m.valid_start_timestamp, " +
-	"m.topic_id, m.initial_transaction_id"
-
 // MessageBySequence is the message with that sequence number in the topic,
 // found on the unique (topic_id, sequence_number) index.
 // Concurrent lookups share statements (coalescer).
@@ -45,11 +34,11 @@ func (d *DB) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model
 // statement on the unique (topic_id, sequence_number) index. Missing
 // messages are absent from the map.
 func (d *DB) MessagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
-	return d.reader().messagesBySequence(ctx, keys)
+	return d.reader().MessagesBySequence(ctx, keys)
 }
 
 // MessagesByTimestamp is MessageByTimestamp for several timestamps in one
 // statement; a timestamp that finds no message or several is absent.
 func (d *DB) MessagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
-	return d.reader().messagesByTimestamp(ctx, stamps)
+	return d.reader().MessagesByTimestamp(ctx, stamps)
 }

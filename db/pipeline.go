@@ -6,17 +6,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"mirrorql/db/internal/driver"
 )
 
-// piped is one statement of a pipeline: its text, its values and what
-// reads its rows.
-type piped struct {
-	sql  string
-	args []any
-	read func(rowSource) error
-}
-
-// pipeline runs fixed statements as query does, but sends them all at once
+// Pipeline runs fixed statements as query does, but sends them all at once
 // and reads their results in order: one round trip for the lot. On the v2
 // layout a batch of lookups is a statement per partition (or per topic on
 // Citus, where a statement over several topics would go to every shard);
@@ -28,11 +22,13 @@ type piped struct {
 // Each statement is prepared on the connection under its own text, which
 // query's statement cache then finds too. Without prepared statements
 // (behind a pooler in transaction mode, or over pgdriver) the statements go
-// one by one. Its error is app's, as query's.
-func (d *DB) pipeline(ctx context.Context, ps []piped) error {
+// one by one. Its error is app's, as query's. (The executor's: only the
+// readers send pipelines.)
+func (e *executor) Pipeline(ctx context.Context, ps []driver.Piped) error {
+	d := (*DB)(e)
 	if len(ps) == 1 || !d.prepare {
 		for _, s := range ps {
-			if err := d.run(ctx, s.read, d.prepare, s.sql, s.args); err != nil {
+			if err := d.run(ctx, s.Read, d.prepare, s.SQL, s.Args); err != nil {
 				return err
 			}
 		}
@@ -40,7 +36,7 @@ func (d *DB) pipeline(ctx context.Context, ps []piped) error {
 	}
 	if d.log != nil {
 		for _, s := range ps {
-			d.log.Sent(s.sql, s.args, false)
+			d.log.Sent(s.SQL, s.Args, false)
 		}
 	}
 	err := d.pipelinePgx(ctx, ps)
@@ -48,7 +44,7 @@ func (d *DB) pipeline(ctx context.Context, ps []piped) error {
 	return failed(err)
 }
 
-func (d *DB) pipelinePgx(ctx context.Context, ps []piped) error {
+func (d *DB) pipelinePgx(ctx context.Context, ps []driver.Piped) error {
 	conn, err := d.bun.DB.Conn(ctx)
 	if err != nil {
 		return err
@@ -64,15 +60,15 @@ func (d *DB) pipelinePgx(ctx context.Context, ps []piped) error {
 	})
 }
 
-func sendPipeline(ctx context.Context, c *pgx.Conn, ps []piped) error {
+func sendPipeline(ctx context.Context, c *pgx.Conn, ps []driver.Piped) error {
 	var b pgconn.Batch
 	for _, s := range ps {
-		sd, err := c.Prepare(ctx, s.sql, s.sql)
+		sd, err := c.Prepare(ctx, s.SQL, s.SQL)
 		if err != nil {
 			return err
 		}
 		var eqb pgx.ExtendedQueryBuilder
-		if err := eqb.Build(c.TypeMap(), sd, s.args); err != nil {
+		if err := eqb.Build(c.TypeMap(), sd, s.Args); err != nil {
 			return err
 		}
 		b.ExecStatement(sd, eqb.ParamValues, eqb.ParamFormats, eqb.ResultFormats)
@@ -80,7 +76,7 @@ func sendPipeline(ctx context.Context, c *pgx.Conn, ps []piped) error {
 	results := c.PgConn().ExecBatch(ctx, &b)
 	for i := 0; results.NextResult(); i++ {
 		rows := pgx.RowsFromResultReader(c.TypeMap(), results.ResultReader())
-		err := ps[i].read(rows)
+		err := ps[i].Read(rows)
 		rows.Close()
 		if err == nil {
 			err = rows.Err()

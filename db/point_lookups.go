@@ -13,9 +13,9 @@ import (
 // Options.Coalesce. Each lookup and batch is the current reader's.
 func (d *DB) pointLookups(spread int) {
 	d.bySequence = newCoalescer(spread, func(ctx context.Context, k app.TopicSequence) (*model.TopicMessage, error) {
-		return d.reader().messageBySequence(ctx, k.TopicID, k.SequenceNumber)
+		return d.reader().MessageBySequence(ctx, k.TopicID, k.SequenceNumber)
 	}, d.MessagesBySequence)
 	d.byTimestamp = newCoalescer(spread, func(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-		return d.reader().messageByTimestamp(ctx, ts)
+		return d.reader().MessageByTimestamp(ctx, ts)
 	}, d.MessagesByTimestamp)
 }

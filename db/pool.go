@@ -18,6 +18,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"mirrorql/app"
+	"mirrorql/db/internal/driver"
 	"mirrorql/model"
 	"mirrorql/redact"
 )
@@ -64,10 +65,12 @@ type DB struct {
 	bySequence  *coalescer[app.TopicSequence, *model.TopicMessage]
 	byTimestamp *coalescer[model.Timestamp, *model.TopicMessage]
 
-	// The reader of the layout learned last (reader.go): nil until
-	// LearnLayout, when the reads are unlearned's, v1's.
-	current    atomic.Pointer[readerOf]
-	unlearned  *v1Reader
+	// The reader of the layout learned last, and that layout (reader.go):
+	// nil until LearnLayout, when the reads are unlearned's, v1's. env is
+	// what d hands its readers.
+	current    atomic.Pointer[driver.Current]
+	unlearned  driver.Reader
+	env        driver.Env
 	lookupMode LookupMode
 }
 
@@ -118,7 +121,7 @@ func Open(o Options) (*DB, error) {
 	h := &Health{}
 	b.AddQueryHook(h)
 	d := &DB{bun: b, health: h, prepare: o.Prepare, lookupMode: o.LookupMode, size: size}
-	d.unlearned = &v1Reader{d: d}
+	d.setEnv()
 	d.pointLookups(o.Coalesce)
 	return d, nil
 }
@@ -145,7 +148,7 @@ func (o Options) afterConnect(ctx context.Context, conn *pgx.Conn) error {
 		}
 	}
 	_, err := conn.Exec(ctx, setConnectionCheck)
-	if code, ok := sqlState(err); ok && code == "42704" { // PostgreSQL < 14
+	if code, ok := driver.SQLState(err); ok && code == "42704" { // PostgreSQL < 14
 		err = nil
 	}
 	return err
@@ -167,21 +170,10 @@ func (o Options) connConfig() (*pgx.ConnConfig, error) {
 // the topic maps, and the descriptions pgx keeps of the statements made for
 // partitions (sqltext.go's texts), on every connection, up to pgx's
 // statement cache capacity.
-func (d *DB) KeptBytes() int64 { return count(d.reader(), bookkeeper.keptBytes) }
+func (d *DB) KeptBytes() int64 { return count(d.reader(), driver.Bookkeeper.KeptBytes) }
 
 // TopicMapBytes is about what the kept topic maps hold (0 on v1).
-func (d *DB) TopicMapBytes() int64 { return count(d.reader(), bookkeeper.mapBytes) }
-
-const (
-	// pgxStatementCache is pgx's default capacity of a connection's
-	// cache of prepared statements (ConnConfig.StatementCacheCapacity).
-	pgxStatementCache = 512
-	// preparedStatementBytes is about what pgx keeps of one prepared
-	// statement (its description: eleven columns, parameter types): 5 MiB
-	// in a heap profile of the v2 service with some 270 texts on 16
-	// connections.
-	preparedStatementBytes = 1200
-)
+func (d *DB) TopicMapBytes() int64 { return count(d.reader(), driver.Bookkeeper.MapBytes) }
 
 // cancelWait is how long pgx waits for the server to cancel a query whose
 // context ended before it gives the connection up.
@@ -228,7 +220,7 @@ func Wrap(b *bun.DB) *DB {
 		size = 10 // unbounded: counted as Open's default
 	}
 	d := &DB{bun: b, health: &Health{}, prepare: true, size: size}
-	d.unlearned = &v1Reader{d: d}
+	d.setEnv()
 	d.pointLookups(DefaultCoalesce)
 	// Learn the layout now, as the service does at start, so that a test
 	// on the v2 layout reads it by partition; a database that does not

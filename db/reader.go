@@ -3,111 +3,59 @@ package db
 import (
 	"context"
 
-	"mirrorql/app"
-	"mirrorql/model"
+	"mirrorql/db/internal/driver"
+	v1 "mirrorql/db/internal/v1"
+	v2 "mirrorql/db/internal/v2"
 )
 
-// reader is what a question asks of the layout: the reads that differ
-// between the mirror node's v1 layout (v1Reader, v1_reader.go: plain tables,
-// a statement per question) and its v2 layout (v2Reader, v2_reader.go:
-// partitioned tables, read through each topic's map). newReader chooses
-// one when LearnLayout first learns the layout, and each reader then says
-// which follows it when the layout is learned again (next); the exported
-// reads call d.reader() and never ask which layout they are in.
-// Errors come back unwrapped but where a method says otherwise: the
-// exported read names the question. What a reader keeps account of beside
-// its answers is bookkeeper's, which only the v2 reader implements.
-type reader interface {
-	// next is the reader of layout l, just learned (LearnLayout), to follow
-	// this one: this one itself when neither l nor what it read of the
-	// database (v2: the catalog) changed, so that what it learned since (v2:
-	// the topic maps) is kept; else newReader's, handed what outlives a
-	// catalog (v2: v2State).
-	next(ctx context.Context, l Layout) (reader, error)
-
-	// messagesOfTopics is each topic's page of f (MessagesOfTopic asks
-	// for one topic); a topic without messages is absent.
-	messagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error)
-	latestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error)
-	// firsts is, for each boundary, the first sequence number at or after
-	// it (the last one plus one past the topic's last message): Activity's
-	// counts are their differences.
-	firsts(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error)
-	// chunks is the chunked messages in the windows of sequence numbers
-	// [los[i], his[i]] of topics[i], each row with the (1-based) window it
-	// was asked for in of.
-	chunks(ctx context.Context, topics, los, his []int64) (rows []model.TopicMessage, of []int64, err error)
-	// livePoll sends LivePoll's statement (or statements), its rows read
-	// by r.
-	livePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, r *livePollRows) error
-
-	// The point lookups (app.ErrNotFound for no message, or several) and
-	// their batches, which the coalescers share (point_lookups.go). The
-	// batches wrap their errors themselves.
-	messageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error)
-	messageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error)
-	messagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error)
-	messagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error)
-}
-
-// bookkeeper is what a reader may keep account of beside its answers: the
-// v2 reader's partitions, fallbacks and memory. A reader without it (v1's)
-// keeps none of them: each count is zero.
-type bookkeeper interface {
-	// partitions is how many partitions of topic_message the reader reads
-	// by name (logged with the layout).
-	partitions() int
-	// fallbacks is how many of its reads fell back for reason (Fallbacks).
-	fallbacks(reason string) int64
-	// keptBytes is about what the reader keeps in memory (DB.KeptBytes),
-	// mapBytes the part of it that is topic maps.
-	keptBytes() int64
-	mapBytes() int64
-}
+// The reads that differ between the layouts are a driver.Reader's
+// (db/internal/driver: ten methods, the reads and Next), one package per
+// layout: v1 (db/internal/v1) and v2 (db/internal/v2, Citus's reader in it
+// the v2 reader with the reads a coordinator answers otherwise
+// overridden). What a reader keeps account of beside its answers is the
+// optional driver.Bookkeeper, which only the v2 reader implements.
 
 // count is what r's bookkeeper says, zero for a reader that keeps none.
-func count[T int | int64](r reader, of func(bookkeeper) T) T {
-	if b, ok := r.(bookkeeper); ok {
+func count[T int | int64](r driver.Reader, of func(driver.Bookkeeper) T) T {
+	if b, ok := r.(driver.Bookkeeper); ok {
 		return of(b)
 	}
 	return 0
 }
 
-// readerOf holds the current reader, and the layout it was chosen for,
-// behind one atomic pointer (DB.current): nil until LearnLayout first learns
-// the layout.
-type readerOf struct {
-	reader
-	layout Layout
-}
-
 // reader is the reader of the layout learned last; before LearnLayout, v1's
 // (the statements of the plain tables are right on either layout).
-func (d *DB) reader() reader {
+func (d *DB) reader() driver.Reader {
 	if r := d.current.Load(); r != nil {
-		return r.reader
+		return r.Reader
 	}
 	return d.unlearned
 }
 
-// newReader is the reader of layout l, the one place that chooses among the
-// variants: v1's on plain tables; v2's on partitioned tables, on one
-// PostgreSQL server (postgresServer) or on a Citus coordinator
-// (citusServer, citusReader), and on Citus without partitions too, where the v1 batches
-// would be multi-shard statements (every read is then one topic's, from the
-// tables themselves). carried is the state of the v2 readers before it (nil:
-// none), which a v2 reader goes on with.
-func newReader(ctx context.Context, d *DB, l Layout, carried *v2State) (reader, error) {
-	var server v2Server = postgresServer{}
+// newReader is the reader of layout l to follow prev (nil: none), the one
+// place that chooses among the variants: v1's on plain tables; v2's on
+// partitioned tables, on one PostgreSQL server or on a Citus coordinator
+// (v2.NewCitus: the v2 reader with the reads a coordinator answers
+// otherwise overridden), and on Citus without partitions too, where the v1
+// batches would be multi-shard statements (every read is then one topic's,
+// from the tables themselves). A v2 reader goes on with the state of the v2
+// readers before it (prev's, when prev is one).
+func newReader(ctx context.Context, d *DB, l Layout, prev driver.Reader) (driver.Reader, error) {
 	switch {
 	case l.Citus:
-		server = citusServer{}
+		return v2.NewCitus(ctx, &d.env, l, prev)
 	case !l.Partitioned():
-		return &v1Reader{d: d, l: l}, nil
+		return v1.New(&d.env, l), nil
 	}
-	p, err := newV2Reader(ctx, d, l, server, carried)
-	if err != nil {
-		return nil, err
-	}
-	return server.reader(p), nil
+	return v2.New(ctx, &d.env, l, prev)
+}
+
+// setEnv makes what d hands its readers (driver.Env), and the reader
+// before the layout is learned.
+func (d *DB) setEnv() {
+	d.env = driver.Env{Exec: (*executor)(d), Conns: d.size, Current: &d.current,
+		Choose: func(ctx context.Context, l Layout, prev driver.Reader) (driver.Reader, error) {
+			return newReader(ctx, d, l, prev)
+		}}
+	d.unlearned = v1.New(&d.env, Layout{})
 }

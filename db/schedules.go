@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"mirrorql/app"
+	"mirrorql/db/internal/driver"
 	"mirrorql/model"
 )
 
@@ -83,14 +84,14 @@ func (d *DB) Schedules(ctx context.Context, f app.ScheduleFilter) ([]model.Sched
 	if f.Order == model.Desc {
 		page, withCreator = schedulePageDesc, schedulePageCreatorDesc
 	}
-	read := func(rs rowSource) (err error) { rows, err = scanSchedules(rs, rows); return err }
+	read := func(rs driver.RowSource) (err error) { rows, err = scanSchedules(rs, rows); return err }
 	limit := int64(f.Limit)
 	var err error
 	if len(f.CreatorAccountID) == 0 {
-		err = d.query(ctx, read, page, ids.Lo, ids.Hi, notArray(ids), limit)
+		err = d.query(ctx, read, page, ids.Lo, ids.Hi, driver.NotArray(ids), limit)
 	} else {
-		err = d.queryPlanned(ctx, read, withCreator, ids.Lo, ids.Hi, notArray(ids),
-			creators.Lo, creators.Hi, notArray(creators), limit)
+		err = d.queryPlanned(ctx, read, withCreator, ids.Lo, ids.Hi, driver.NotArray(ids),
+			creators.Lo, creators.Hi, driver.NotArray(creators), limit)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("schedules: %w", err)
@@ -102,7 +103,7 @@ func (d *DB) Schedules(ctx context.Context, f app.ScheduleFilter) ([]model.Sched
 }
 
 // scanSchedules appends rows of scheduleColumns to out.
-func scanSchedules(rows rowSource, out []model.Schedule) ([]model.Schedule, error) {
+func scanSchedules(rows driver.RowSource, out []model.Schedule) ([]model.Schedule, error) {
 	var (
 		executed, expires pgtype.Int8
 		deleted           pgtype.Bool
@@ -124,7 +125,7 @@ func scanSchedules(rows rowSource, out []model.Schedule) ([]model.Schedule, erro
 }
 
 // scanSignatures appends rows of signatureColumns to out, in the order read.
-func scanSignatures(rows rowSource, out []model.Signature) ([]model.Signature, error) {
+func scanSignatures(rows driver.RowSource, out []model.Signature) ([]model.Signature, error) {
 	for rows.Next() {
 		var (
 			g   model.Signature
@@ -148,7 +149,7 @@ func (d *DB) Schedule(ctx context.Context, id model.EntityID) (*model.Schedule, 
 		sc    model.Schedule
 		found bool
 	)
-	read := func(rows rowSource) error {
+	read := func(rows driver.RowSource) error {
 		var (
 			executed, expires, sigAt pgtype.Int8
 			deleted                  pgtype.Bool
@@ -195,8 +196,8 @@ func (d *DB) SchedulesByID(ctx context.Context, ids []model.EntityID) ([]model.S
 		return nil, nil
 	}
 	rows := make([]model.Schedule, 0, len(ids))
-	read := func(rs rowSource) (err error) { rows, err = scanSchedules(rs, rows); return err }
-	if err := d.query(ctx, read, schedulesByIDSQL, int64Array(ids)); err != nil {
+	read := func(rs driver.RowSource) (err error) { rows, err = scanSchedules(rs, rows); return err }
+	if err := d.query(ctx, read, schedulesByIDSQL, driver.Int64Array(ids)); err != nil {
 		return nil, fmt.Errorf("schedules %v: %w", ids, err)
 	}
 	if err := d.attachSignatures(ctx, rows); err != nil {
@@ -213,9 +214,9 @@ func (d *DB) SignaturesOf(ctx context.Context, ids []model.EntityID) (map[model.
 		return out, nil
 	}
 	sigs := make([]model.Signature, 0, 2*len(ids))
-	read := func(rs rowSource) (err error) { sigs, err = scanSignatures(rs, sigs); return err }
-	// arrays travel as text literals (int64Array)
-	if err := d.query(ctx, read, signaturesOfSQL, int64Array(ids)); err != nil {
+	read := func(rs driver.RowSource) (err error) { sigs, err = scanSignatures(rs, sigs); return err }
+	// arrays travel as text literals (Int64Array)
+	if err := d.query(ctx, read, signaturesOfSQL, driver.Int64Array(ids)); err != nil {
 		return nil, fmt.Errorf("signatures of %d schedules: %w", len(ids), err)
 	}
 	// the index runs descending; walk it backwards for oldest-first lists

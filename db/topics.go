@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"mirrorql/app"
+	"mirrorql/db/internal/driver"
 	"mirrorql/model"
 )
 
@@ -31,7 +32,7 @@ const topicByIDSQL = "SELECT " + topicColumns + " FROM (SELECT $1::bigint AS id)
 // exists.
 func (d *DB) Topic(ctx context.Context, id model.EntityID) (*model.Topic, error) {
 	var got []model.Topic
-	read := func(rows rowSource) (err error) { got, err = scanTopicRows(rows, got); return err }
+	read := func(rows driver.RowSource) (err error) { got, err = scanTopicRows(rows, got); return err }
 	if err := d.query(ctx, read, topicByIDSQL, int64(id)); err != nil {
 		return nil, fmt.Errorf("topic %s: %w", id, err)
 	}
@@ -45,7 +46,7 @@ func (d *DB) Topic(ctx context.Context, id model.EntityID) (*model.Topic, error)
 
 // scanTopicRows appends rows of topicColumns to out; the fixed fees arrive as
 // jsonb text (fixedFee).
-func scanTopicRows(rows rowSource, out []model.Topic) ([]model.Topic, error) {
+func scanTopicRows(rows driver.RowSource, out []model.Topic) ([]model.Topic, error) {
 	for rows.Next() {
 		var (
 			t                                  model.Topic
@@ -101,7 +102,7 @@ const (
 // list route asks only after an empty page (docs/reference/DECISIONS.md #2).
 func (d *DB) TopicExists(ctx context.Context, topic model.EntityID) (bool, error) {
 	var exists bool
-	read := func(rows rowSource) error { return scanOne(rows, &exists) }
+	read := func(rows driver.RowSource) error { return driver.ScanOne(rows, &exists) }
 	if err := d.query(ctx, read, topicExistsSQL, int64(topic)); err != nil {
 		return false, fmt.Errorf("topic %s exists: %w", topic, err)
 	}
@@ -112,7 +113,7 @@ func (d *DB) TopicExists(ctx context.Context, topic model.EntityID) (bool, error
 // "ACCOUNT", ...), app.ErrNotFound when it has none.
 func (d *DB) EntityKind(ctx context.Context, id model.EntityID) (string, error) {
 	var kind string
-	read := func(rows rowSource) error { return scanOne(rows, &kind) }
+	read := func(rows driver.RowSource) error { return driver.ScanOne(rows, &kind) }
 	if err := d.query(ctx, read, entityKindSQL, int64(id)); err != nil {
 		return "", fmt.Errorf("entity %s: %w", id, err)
 	}
@@ -132,7 +133,7 @@ func (d *DB) Topics(ctx context.Context, f app.TopicFilter) ([]model.Topic, erro
 	if f.Order == model.Desc {
 		page = topicPageDesc
 	}
-	return d.topics(ctx, page, ids.Lo, ids.Hi, notArray(ids), int64(f.Limit))
+	return d.topics(ctx, page, ids.Lo, ids.Hi, driver.NotArray(ids), int64(f.Limit))
 }
 
 // TopicsByID loads the topics with entity rows among ids, in one statement.
@@ -155,12 +156,12 @@ func (d *DB) TopicsByID(ctx context.Context, ids []model.EntityID) ([]model.Topi
 		}
 		return []model.Topic{*t}, nil
 	}
-	return d.topics(ctx, topicsByIDSQL, int64Array(ids))
+	return d.topics(ctx, topicsByIDSQL, driver.Int64Array(ids))
 }
 
 func (d *DB) topics(ctx context.Context, query string, args ...any) ([]model.Topic, error) {
 	var out []model.Topic
-	read := func(rows rowSource) (err error) { out, err = scanTopicRows(rows, out); return err }
+	read := func(rows driver.RowSource) (err error) { out, err = scanTopicRows(rows, out); return err }
 	if err := d.query(ctx, read, query, args...); err != nil {
 		return nil, fmt.Errorf("topics: %w", err)
 	}

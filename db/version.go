@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"fmt"
+
+	"mirrorql/db/internal/driver"
 )
 
 const schedulesVersionSQL = "SELECT coalesce(string_agg(relfilenode::text, '.' ORDER BY relname), '') FROM pg_class " +
@@ -17,7 +19,7 @@ const schedulesVersionSQL = "SELECT coalesce(string_agg(relfilenode::text, '.' O
 // of before. One catalog lookup on pg_class's primary key.
 func (d *DB) SchedulesVersion(ctx context.Context) (string, error) {
 	var v string
-	read := func(rows rowSource) error { return scanOne(rows, &v) }
+	read := func(rows driver.RowSource) error { return driver.ScanOne(rows, &v) }
 	if err := d.query(ctx, read, schedulesVersionSQL); err != nil {
 		return "", fmt.Errorf("schedules version: %w", err)
 	}

@@ -5,57 +5,77 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
+	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 )
 
-// The shape of the query layer (package mirrorql/db, its non-test files), as
-// issue 48 set it:
+// The shape of the query layer (package mirrorql/db and the packages under
+// db/internal: what db hands a layout's reader, and a package per layout;
+// their non-test files), as issue 48 set it:
 //
-//   - the layout interface (reader) has at most 10 methods;
+//   - the layout interface (driver.Reader) has at most 10 methods;
 //   - no reader implements a method as a stub, a body that only returns a
-//     constant (what a reader keeps account of is the optional bookkeeper,
-//     which v1's does not implement);
-//   - Citus's reader (citusReader) overrides at most 6 of the v2 reader's
-//     methods;
+//     constant (what a reader keeps account of is the optional
+//     driver.Bookkeeper, which v1's does not implement);
+//   - Citus's reader (v2.Citus, the v2 reader embedded) overrides at most 6
+//     of the v2 reader's methods;
 //   - no function is longer than 60 lines.
 const (
 	maxReaderMethods  = 10
 	maxCitusOverrides = 6
 	maxFuncLines      = 60
-	readerReceivers   = "v1Reader v2Reader citusReader"
 )
+
+// The types the rules name, by package directory (from db's): the layout
+// interface, the readers, and Citus's.
+const (
+	readerInterfacePkg, readerInterface = "internal/driver", "Reader"
+	citusPkg, citusReader               = "internal/v2", "Citus"
+)
+
+// readerReceivers are the readers, each of its package.
+var readerReceivers = map[string][]string{"internal/v1": {"Reader"}, "internal/v2": {"Reader", "Citus"}}
 
 func TestDBShape(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join("..", "..", "db")
-	entries, err := os.ReadDir(dir)
+	root := filepath.Join("..", "..", "db")
+	fset := token.NewFileSet()
+	files := map[string][]*ast.File{}
+	err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		dir, err := filepath.Rel(root, filepath.Dir(path))
+		files[filepath.ToSlash(dir)] = append(files[filepath.ToSlash(dir)], f)
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
+	for _, dir := range []string{".", readerInterfacePkg, citusPkg, "internal/v1"} {
+		if len(files[dir]) == 0 {
+			t.Errorf("no Go files in db/%s: the check no longer sees the packages it counts (a moved package)", dir)
 		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
 	}
 	findings, seen := dbShape(fset, files)
 	for _, f := range findings {
 		t.Error(f)
 	}
-	for _, name := range []string{"reader", "citusReader"} {
+	for _, name := range []string{readerInterfacePkg + "." + readerInterface, citusPkg + "." + citusReader} {
 		if !seen[name] {
-			t.Errorf("package db has no %s: the check no longer sees what it counts (a renamed type)", name)
+			t.Errorf("db/%s is not there: the check no longer sees what it counts (a renamed type)", name)
 		}
 	}
 }
@@ -63,25 +83,32 @@ func TestDBShape(t *testing.T) {
 // TestDBShapeCatches: each rule flags a fixture that breaks it.
 func TestDBShapeCatches(t *testing.T) {
 	t.Parallel()
-	var b strings.Builder
-	b.WriteString("package db\n\ntype reader interface {\n")
+	var iface, v1, v2, db strings.Builder
+	iface.WriteString("package driver\n\ntype Reader interface {\n")
 	for i := range maxReaderMethods + 1 {
-		fmt.Fprintf(&b, "\tm%d()\n", i)
+		fmt.Fprintf(&iface, "\tM%d()\n", i)
 	}
-	b.WriteString("}\n\ntype v1Reader struct{}\n\nfunc (r *v1Reader) fallbacks(string) int64 { return 0 }\n")
-	b.WriteString("func (r *v1Reader) answer() error { if r == nil { return nil }; return nil }\n")
-	b.WriteString("\ntype citusReader struct{}\n\n")
+	iface.WriteString("}\n")
+	v1.WriteString("package v1\n\ntype Reader struct{}\n\nfunc (r *Reader) Fallbacks(string) int64 { return 0 }\n")
+	v1.WriteString("func (r *Reader) Answer() error { if r == nil { return nil }; return nil }\n")
+	v2.WriteString("package v2\n\ntype Citus struct{ *Reader }\n\n")
 	for i := range maxCitusOverrides + 1 {
-		fmt.Fprintf(&b, "func (citusReader) o%d() {}\n", i)
+		fmt.Fprintf(&v2, "func (Citus) O%d() {}\n", i)
 	}
-	b.WriteString("\nfunc long() {\n" + strings.Repeat("\t_ = 0\n", maxFuncLines) + "}\n")
+	// A stub elsewhere is no reader's: not flagged.
+	v2.WriteString("\ntype server struct{}\n\nfunc (server) sizesKnown() bool { return false }\n")
+	db.WriteString("package db\n\nfunc long() {\n" + strings.Repeat("\t_ = 0\n", maxFuncLines) + "}\n")
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "fixture.go", b.String(), 0)
-	if err != nil {
-		t.Fatal(err)
+	files := map[string][]*ast.File{}
+	for dir, src := range map[string]string{readerInterfacePkg: iface.String(), "internal/v1": v1.String(), citusPkg: v2.String(), ".": db.String()} {
+		f, err := parser.ParseFile(fset, dir+"/fixture.go", src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[dir] = []*ast.File{f}
 	}
-	findings, _ := dbShape(fset, []*ast.File{f})
-	want := []string{"reader has 11 methods", "v1Reader.fallbacks is a stub", "citusReader overrides 7", "long is 62 lines"}
+	findings, _ := dbShape(fset, files)
+	want := []string{"Reader has 11 methods", "Reader.Fallbacks is a stub", "Citus overrides 7", "long is 62 lines"}
 	if len(findings) != len(want) {
 		t.Fatalf("findings %q, want one each of %q", findings, want)
 	}
@@ -92,49 +119,60 @@ func TestDBShapeCatches(t *testing.T) {
 	}
 }
 
-// dbShape is what of files breaks the rules above, in the rules' order, and
-// which of the types it counts it saw.
-func dbShape(fset *token.FileSet, files []*ast.File) (findings []string, seen map[string]bool) {
+// dbShape is what of files (by package directory, from db's) breaks the
+// rules above, in the rules' order, and which of the types it counts it
+// saw ("dir.Name").
+func dbShape(fset *token.FileSet, files map[string][]*ast.File) (findings []string, seen map[string]bool) {
 	seen = map[string]bool{}
 	var readerMethods, citusMethods int
 	var stubs, long []string
-	for _, f := range files {
-		for _, decl := range f.Decls {
-			switch d := decl.(type) {
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					ts, ok := s.(*ast.TypeSpec)
-					if !ok || ts.Name.Name != "reader" {
+	dirs := make([]string, 0, len(files))
+	for dir := range files {
+		dirs = append(dirs, dir)
+	}
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		for _, f := range files[dir] {
+			for _, decl := range f.Decls {
+				switch d := decl.(type) {
+				case *ast.GenDecl:
+					if dir != readerInterfacePkg {
 						continue
 					}
-					if it, ok := ts.Type.(*ast.InterfaceType); ok {
-						seen["reader"] = true
-						readerMethods = it.Methods.NumFields()
+					for _, s := range d.Specs {
+						ts, ok := s.(*ast.TypeSpec)
+						if !ok || ts.Name.Name != readerInterface {
+							continue
+						}
+						if it, ok := ts.Type.(*ast.InterfaceType); ok {
+							seen[dir+"."+readerInterface] = true
+							readerMethods = it.Methods.NumFields()
+						}
 					}
-				}
-			case *ast.FuncDecl:
-				recv := receiverName(d)
-				if recv == "citusReader" {
-					seen[recv] = true
-					citusMethods++
-				}
-				if strings.Contains(" "+readerReceivers+" ", " "+recv+" ") && isStub(d) {
-					stubs = append(stubs, fmt.Sprintf("%s.%s is a stub (%s): a reader that keeps nothing does not implement it",
-						recv, d.Name.Name, fset.Position(d.Pos())))
-				}
-				if n := fset.Position(d.End()).Line - fset.Position(d.Pos()).Line + 1; n > maxFuncLines {
-					long = append(long, fmt.Sprintf("%s is %d lines (%s), more than %d", d.Name.Name, n, fset.Position(d.Pos()), maxFuncLines))
+				case *ast.FuncDecl:
+					recv := receiverName(d)
+					if dir == citusPkg && recv == citusReader {
+						seen[dir+"."+recv] = true
+						citusMethods++
+					}
+					if recv != "" && slices.Contains(readerReceivers[dir], recv) && isStub(d) {
+						stubs = append(stubs, fmt.Sprintf("%s.%s is a stub (%s): a reader that keeps nothing does not implement it",
+							recv, d.Name.Name, fset.Position(d.Pos())))
+					}
+					if n := fset.Position(d.End()).Line - fset.Position(d.Pos()).Line + 1; n > maxFuncLines {
+						long = append(long, fmt.Sprintf("%s is %d lines (%s), more than %d", d.Name.Name, n, fset.Position(d.Pos()), maxFuncLines))
+					}
 				}
 			}
 		}
 	}
 	if readerMethods > maxReaderMethods {
-		findings = append(findings, fmt.Sprintf("reader has %d methods, more than %d", readerMethods, maxReaderMethods))
+		findings = append(findings, fmt.Sprintf("%s has %d methods, more than %d", readerInterface, readerMethods, maxReaderMethods))
 	}
 	sort.Strings(stubs)
 	findings = append(findings, stubs...)
 	if citusMethods > maxCitusOverrides {
-		findings = append(findings, fmt.Sprintf("citusReader overrides %d methods, more than %d", citusMethods, maxCitusOverrides))
+		findings = append(findings, fmt.Sprintf("%s overrides %d methods, more than %d", citusReader, citusMethods, maxCitusOverrides))
 	}
 	return append(findings, long...), seen
 }

@@ -13,8 +13,10 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// The SQL safety rule, checked on the query layer (package mirrorql/db, its
-// non-test files) with full type information:
+// The SQL safety rule, checked on the query layer (package mirrorql/db and
+// the packages under db/internal: the readers of the layouts and what they
+// share; their non-test files) with full type information. "The query
+// layer's own" below means a function, method or type of any of them.
 //
 // Every argument of type string (or ...string) passed to a function or method
 // of bun, database/sql, pgx or pgconn — the query text of Where, OrderExpr,
@@ -24,16 +26,16 @@ import (
 //  1. a constant expression (literal, named constant, or constants joined
 //     with +): the compiler's constant folding decides, so no string built at
 //     run time passes;
-//  2. (retired: the operators' SQL is db's comparison, which rule 3 admits as
-//     every return of it is a constant: =, !=, <, <=, >, >=);
-//  3. a call of a function or method of package db itself whose result (at
+//  2. (retired: the operators' SQL is driver's Comparison, which rule 3
+//     admits as every return of it is a constant: =, !=, <, <=, >, >=);
+//  3. a call of a function or method of the query layer's own whose result (at
 //     that position, for one with several results) is SQL-safe by these
 //     same rules in every return statement of it, its parameters counting as
 //     unsafe (`direction(o)` returns "ASC" or "DESC"; `f.page(q)` returns
-//     its local orderColumn) — for a method of one of db's interfaces, in
-//     every implementation of it in db (the v2 reader's servers); or a call of one of the helpers listed in
+//     its local orderColumn) — for a method of one of its interfaces, in
+//     every implementation of it there (the v2 reader's servers); or a call of one of the helpers listed in
 //     sqlHelpers, whose result is built only from its arguments and fixed
-//     text (prefixed: qualifies a column list with an alias), with every
+//     text (Prefixed: qualifies a column list with an alias), with every
 //     string argument SQL-safe;
 //  4. pgx.Identifier{...}.Sanitize() (a quoted identifier);
 //  5. a + of SQL-safe operands, or one in parentheses;
@@ -43,12 +45,15 @@ import (
 //     counting by rule 3 (`q, orderColumn := f.page(q)`);
 //  7. inside one of the query layer's own SQL entry points (sqlSinks: the
 //     method query and the helpers around it, which send a fixed statement
-//     with bound parameters), a
+//     with bound parameters, and the executor db hands its readers,
+//     driver.Exec, whose methods are checked at every call through the
+//     interface), a
 //     string parameter of it: every call of such a function is checked
 //     like a call of bun or database/sql, so its SQL text is SQL-safe at
 //     every call site;
-//  8. the sql field of a piped statement (db's pipeline): every piped
-//     literal's sql is checked where it is written, like a call's argument.
+//  8. the SQL field of a piped statement (driver.Piped, db's pipeline): every
+//     piped literal's SQL is checked where it is written, like a call's
+//     argument.
 //
 // Values from a request travel only as the bind arguments (the ...any
 // parameters), which the drivers and bun pass or quote as values. Anything
@@ -77,9 +82,11 @@ var notSQL = map[string]bool{
 	"database/sql.Open":                                 true,
 }
 
-// sqlSinks are functions and methods of package db that take SQL text in
-// their string parameters and pass it on to the driver (rule 7).
-var sqlSinks = map[string]bool{"query": true, "queryPlanned": true, "run": true, "queryPgx": true, "oneMessage": true, "topics": true}
+// sqlSinks are functions and methods of the query layer that take SQL text
+// in their string parameters and pass it on to the driver (rule 7): db's,
+// v1's oneMessage, and the executor's (driver.Exec, db's executor).
+var sqlSinks = map[string]bool{"query": true, "queryPlanned": true, "run": true, "queryPgx": true, "oneMessage": true, "topics": true,
+	"Query": true, "QueryPlanned": true, "QueryRows": true}
 
 // sqlHelpers are query-layer functions that build SQL text in ways rule 3
 // cannot follow (byte slices, cached texts), safe when their string
@@ -89,14 +96,15 @@ var sqlSinks = map[string]bool{"query": true, "queryPlanned": true, "run": true,
 // pgx.Identifier when the catalog is read (TestPartitionNamesQuoted), and
 // whose bounds are numbers (partition.within; activityBoundsSQL takes a
 // block of partitions' bounds alone).
-var sqlHelpers = map[string]bool{"prefixed": true, "sliceSQL": true, "byTimestampV2SQL": true,
+var sqlHelpers = map[string]bool{"Prefixed": true, "sliceSQL": true, "byTimestampV2SQL": true,
 	"probeSQL": true, "submitTopicV2SQL": true, "runSQL": true, "activityRunSQL": true,
 	"bySequenceBatchSQL": true, "bySequenceTopicSQL": true, "bySequenceOneSQL": true, "livePollNamedSQL": true,
 	"activityBoundsSQL": true}
 
 // TestPartitionNamesQuoted: a partition's name, which the v2 statements put
 // in their SQL text (sqlHelpers), is only ever a quoted identifier. Checked
-// on package db's code with full type information: every value stored in
+// on the v2 reader's code (the package of type partition,
+// mirrorql/db/internal/v2) with full type information: every value stored in
 // partition.name (by a composite literal or an assignment) is
 // pgx.Identifier{...}.Sanitize() (rule 4 of the SQL safety rule), another
 // partition's name, or a parameter of a function every call of which passes
@@ -108,15 +116,16 @@ func TestPartitionNamesQuoted(t *testing.T) {
 		t.Error(f)
 	}
 	if stores == 0 {
-		t.Error("no partition name stored in package mirrorql/db: the check no longer sees them (a renamed type or field)")
+		t.Error("no partition name stored in package mirrorql/db/internal/v2: the check no longer sees them (a renamed type or field)")
 	}
 }
 
 // TestPartitionNamesQuotedCatches: the check flags names that are not
-// quoted identifiers, in a file added to package db as an overlay.
+// quoted identifiers, in a file added to the v2 reader's package as an
+// overlay.
 func TestPartitionNamesQuotedCatches(t *testing.T) {
 	t.Parallel()
-	const fixture = `package db
+	const fixture = `package v2
 
 import "github.com/jackc/pgx/v5"
 
@@ -134,21 +143,27 @@ func named(n string) partition { return partition{name: n} } // ok here: its cal
 
 func partitionNamesCaller() partition { return named("x; drop table t") } // BAD4: a constant that is no quoted name
 `
-	findings, _ := checkPartitionNames(t, map[string]string{"zz_partition_fixture.go": fixture})
+	findings, _ := checkPartitionNames(t, map[string]string{"internal/v2/zz_partition_fixture.go": fixture})
 	checkFlagged(t, "zz_partition_fixture.go", fixture, findings)
 }
 
-// checkPartitionNames loads package db (with overlay files) and returns a
-// finding per partition name that is not a quoted identifier, and how many
-// stores of a name it checked.
+// checkPartitionNames loads the query layer (with overlay files) and
+// returns a finding per partition name that is not a quoted identifier in
+// the package of type partition (the v2 reader's), and how many stores of a
+// name it checked.
 func checkPartitionNames(t *testing.T, overlay map[string]string) (findings []string, stores int) {
 	t.Helper()
-	pkg := loadDB(t, overlay)
-	info := pkg.TypesInfo
-	tn, _ := pkg.Types.Scope().Lookup("partition").(*types.TypeName)
-	if tn == nil {
-		t.Fatal("package db has no type partition")
+	var pkg *packages.Package
+	var tn *types.TypeName
+	for _, p := range loadQueryLayer(t, overlay) {
+		if n, ok := p.Types.Scope().Lookup("partition").(*types.TypeName); ok {
+			pkg, tn = p, n
+		}
 	}
+	if tn == nil {
+		t.Fatal("no package of the query layer has a type partition")
+	}
+	info := pkg.TypesInfo
 	st, _ := tn.Type().Underlying().(*types.Struct)
 	nameField := -1
 	for i := range st.NumFields() {
@@ -157,7 +172,7 @@ func checkPartitionNames(t *testing.T, overlay map[string]string) (findings []st
 		}
 	}
 	if nameField < 0 {
-		t.Fatal("db.partition has no field name")
+		t.Fatalf("%s.partition has no field name", pkg.Name)
 	}
 	isPartition := func(ty types.Type) bool {
 		if p, ok := ty.(*types.Pointer); ok {
@@ -248,7 +263,7 @@ func checkPartitionNames(t *testing.T, overlay map[string]string) (findings []st
 						paramOK[v] = ok
 					}
 					if !ok && len(sites) == 0 {
-						report(e, " (a parameter of a function no code of db calls)")
+						report(e, " (a parameter of a function no code of its package calls)")
 					}
 					return ok
 				}
@@ -299,14 +314,14 @@ func TestSQLSafety(t *testing.T) {
 	// The query layer has dozens of such calls: far fewer means the check
 	// no longer sees them (a renamed package, a new query builder).
 	if checked < 20 {
-		t.Errorf("only %d SQL text arguments found in package mirrorql/db", checked)
+		t.Errorf("only %d SQL text arguments found in the query layer (mirrorql/db/...)", checked)
 	}
-	t.Logf("%d SQL text arguments checked in package mirrorql/db, %d not SQL-safe", checked, len(findings))
+	t.Logf("%d SQL text arguments checked in the query layer (mirrorql/db/...), %d not SQL-safe", checked, len(findings))
 }
 
 // TestSQLSafetyCatches proves the check flags string-built SQL: a file added
 // to package db (as an overlay, never on disk) with known-bad and known-good
-// calls.
+// calls, the executor db hands its readers (driver.Exec) among them.
 func TestSQLSafetyCatches(t *testing.T) {
 	t.Parallel()
 	const fixture = `package db
@@ -316,6 +331,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"mirrorql/db/internal/driver"
 	"mirrorql/model"
 )
 
@@ -324,8 +340,8 @@ const okColumn = "topic_id"
 func sqlSafetyFixture(ctx context.Context, d *DB, name string, n int, op model.Operator, o model.Order) {
 	q := d.bun.NewSelect().TableExpr("topic_message")
 	q = q.Where("topic_id = ?", n)                           // ok: bind argument
-	q = q.Where(okColumn+" "+comparison(op)+" ?", n)          // ok: constant and operator
-	q = q.OrderExpr(prefixed("m.", okColumn) + " " + direction(o)) // ok: helpers on constants
+	q = q.Where(okColumn+" "+driver.Comparison(op)+" ?", n)   // ok: constant and operator
+	q = q.OrderExpr(driver.Prefixed("m.", okColumn) + " " + driver.Direction(o)) // ok: helpers on constants
 	col := "sequence_number"
 	if n > 0 {
 		col = "consensus_timestamp"
@@ -337,7 +353,7 @@ func sqlSafetyFixture(ctx context.Context, d *DB, name string, n int, op model.O
 	tainted := "id"
 	tainted = name
 	q = q.Where(tainted + " = 1")                             // BAD4: variable assigned a parameter
-	q = q.OrderExpr(prefixed(name, okColumn))                 // BAD5: helper given a parameter
+	q = q.OrderExpr(driver.Prefixed(name, okColumn))          // BAD5: helper given a parameter
 	_, _ = d.bun.ExecContext(ctx, "select "+name)             // BAD6: raw exec
 	_ = d.bun.NewRaw("select 1 where x = '" + name + "'")     // BAD7: raw query
 	col2, _ := fixtureColumn(n)
@@ -347,8 +363,12 @@ func sqlSafetyFixture(ctx context.Context, d *DB, name string, n int, op model.O
 	q = q.OrderExpr(col3)                                     // BAD9: tuple result that is a parameter
 	_ = d.query(ctx, nil, "SELECT 1 FROM topic_message WHERE topic_id = $1", n) // ok: a fixed statement
 	_ = d.query(ctx, nil, "SELECT "+name)                       // BAD10: a sink given built text
-	_ = d.pipeline(ctx, []piped{{sql: "SELECT 1", args: []any{n}}}) // ok: a fixed piped statement
-	_ = d.pipeline(ctx, []piped{{sql: "SELECT " + name}})         // BAD11: a piped statement of built text
+	var x driver.Exec = d.env
+	_ = x.Pipeline(ctx, []driver.Piped{{SQL: "SELECT 1", Args: []any{n}}}) // ok: a fixed piped statement
+	_ = x.Pipeline(ctx, []driver.Piped{{SQL: "SELECT " + name}})         // BAD11: a piped statement of built text
+	_ = x.Query(ctx, nil, "SELECT 1 WHERE $1", n)                        // ok: a reader's fixed statement
+	_ = x.QueryPlanned(ctx, nil, "SELECT "+name)                         // BAD12: a reader's statement of built text
+	_, _ = d.env.QueryRows(ctx, "SELECT "+name)                          // BAD13: the catalog's, built
 	_ = q
 }
 
@@ -408,50 +428,58 @@ func checkFlagged(t *testing.T, file, fixture string, findings []string) {
 	}
 }
 
-// checkSQLSafety loads package mirrorql/db (plus overlay files, by base name,
-// added to its directory) and returns one finding per unsafe SQL argument,
-// and how many SQL arguments it checked.
+// checkSQLSafety loads the query layer (package mirrorql/db and those under
+// it, plus overlay files, by path from db's directory) and returns one
+// finding per unsafe SQL argument, and how many SQL arguments it checked.
 func checkSQLSafety(t *testing.T, overlay map[string]string) ([]string, int) {
 	t.Helper()
-	pkg := loadDB(t, overlay)
-	c := &sqlChecker{pkg: pkg, funcs: map[*types.Func]*ast.FuncDecl{}, results: map[string]bool{}}
-	for _, f := range pkg.Syntax {
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok {
-				if fn, ok := pkg.TypesInfo.Defs[fd.Name].(*types.Func); ok {
-					c.funcs[fn] = fd
+	pkgs := loadQueryLayer(t, overlay)
+	c := &sqlChecker{fset: pkgs[0].Fset, ours: map[*types.Package]*packages.Package{}, funcs: map[*types.Func]*ast.FuncDecl{},
+		infos: map[*ast.FuncDecl]*types.Info{}, results: map[string]bool{}}
+	for _, pkg := range pkgs {
+		c.ours[pkg.Types] = pkg
+		for _, f := range pkg.Syntax {
+			for _, d := range f.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok {
+					if fn, ok := pkg.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+						c.funcs[fn] = fd
+					}
+					c.infos[fd] = pkg.TypesInfo
 				}
 			}
 		}
 	}
-	for _, f := range pkg.Syntax {
-		name := pkg.Fset.File(f.Pos()).Name()
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Body == nil {
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Syntax {
+			name := pkg.Fset.File(f.Pos()).Name()
+			if strings.HasSuffix(name, "_test.go") {
 				continue
 			}
-			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				if call, ok := n.(*ast.CallExpr); ok {
-					c.checkCall(fd, call)
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || fd.Body == nil {
+					continue
 				}
-				if lit, ok := n.(*ast.CompositeLit); ok {
-					c.checkPiped(fd, lit)
-				}
-				return true
-			})
+				ast.Inspect(fd.Body, func(n ast.Node) bool {
+					if call, ok := n.(*ast.CallExpr); ok {
+						c.checkCall(fd, call)
+					}
+					if lit, ok := n.(*ast.CompositeLit); ok {
+						c.checkPiped(fd, lit)
+					}
+					return true
+				})
+			}
 		}
 	}
 	sort.Strings(c.findings)
 	return c.findings, c.checked
 }
 
-// loadDB loads package mirrorql/db with its syntax and types, plus overlay
-// files (by base name) added to its directory.
-func loadDB(t *testing.T, overlay map[string]string) *packages.Package {
+// loadQueryLayer loads package mirrorql/db and the packages under it
+// (db/internal/...) with their syntax and types, in one file set, plus
+// overlay files (by path from db's directory). db comes first.
+func loadQueryLayer(t *testing.T, overlay map[string]string) []*packages.Package {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join(repoRoot, "db"))
 	if err != nil {
@@ -465,34 +493,47 @@ func loadDB(t *testing.T, overlay map[string]string) *packages.Package {
 	for name, src := range overlay {
 		cfg.Overlay[filepath.Join(dir, name)] = []byte(src)
 	}
-	pkgs, err := packages.Load(cfg, ".")
+	pkgs, err := packages.Load(cfg, "./...")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pkgs) != 1 {
-		t.Fatalf("loaded %d packages, want mirrorql/db", len(pkgs))
+	// db, its readers' packages (driver, v1, v2): fewer means the check no
+	// longer sees the layout packages.
+	if len(pkgs) < 4 {
+		t.Fatalf("loaded %d packages, want mirrorql/db and the packages under it", len(pkgs))
 	}
-	for _, e := range pkgs[0].Errors {
-		t.Fatalf("mirrorql/db: %v", e)
+	for _, p := range pkgs {
+		for _, e := range p.Errors {
+			t.Fatalf("%s: %v", p.PkgPath, e)
+		}
 	}
-	return pkgs[0]
+	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].PkgPath < pkgs[j].PkgPath })
+	if pkgs[0].PkgPath != "mirrorql/db" {
+		t.Fatalf("loaded %s first, want mirrorql/db", pkgs[0].PkgPath)
+	}
+	return pkgs
 }
 
 type sqlChecker struct {
-	pkg      *packages.Package
+	fset     *token.FileSet
+	ours     map[*types.Package]*packages.Package // the query layer's packages
 	funcs    map[*types.Func]*ast.FuncDecl
+	infos    map[*ast.FuncDecl]*types.Info // each function's package's
 	findings []string
 	checked  int
 	results  map[string]bool // resultSafe's answers
 }
 
+// own: p is one of the query layer's packages.
+func (c *sqlChecker) own(p *types.Package) bool { return p != nil && c.ours[p] != nil }
+
 // checkCall checks the string arguments of a call into an SQL package.
 func (c *sqlChecker) checkCall(fd *ast.FuncDecl, call *ast.CallExpr) {
-	fn := c.callee(call)
+	fn := c.callee(fd, call)
 	if fn == nil || fn.Pkg() == nil || notSQL[fn.Pkg().Path()+"."+fn.Name()] {
 		return
 	}
-	if !sqlPackages[fn.Pkg().Path()] && !(fn.Pkg() == c.pkg.Types && sqlSinks[fn.Name()]) {
+	if !sqlPackages[fn.Pkg().Path()] && !(c.own(fn.Pkg()) && sqlSinks[fn.Name()]) {
 		return
 	}
 	sig := fn.Type().(*types.Signature)
@@ -513,43 +554,45 @@ func (c *sqlChecker) checkCall(fd *ast.FuncDecl, call *ast.CallExpr) {
 		}
 		c.checked++
 		if !c.safe(fd, arg, map[types.Object]bool{}) {
-			pos := c.pkg.Fset.Position(arg.Pos())
+			pos := c.fset.Position(arg.Pos())
 			c.findings = append(c.findings, fmt.Sprintf("%s:%d: SQL text built from a value that is not SQL-safe in %s(...): %s",
 				filepath.Base(pos.Filename), pos.Line, fn.Name(), c.source(arg)))
 		}
 	}
 }
 
-// checkPiped checks the sql of a piped statement literal (rule 8).
+// checkPiped checks the SQL of a piped statement literal (rule 8).
 func (c *sqlChecker) checkPiped(fd *ast.FuncDecl, lit *ast.CompositeLit) {
-	if !c.isPiped(c.pkg.TypesInfo.TypeOf(lit)) {
+	if !c.isPiped(c.infos[fd].TypeOf(lit)) {
 		return
 	}
 	for _, el := range lit.Elts {
 		kv, ok := el.(*ast.KeyValueExpr)
-		if key, isIdent := kv.Key.(*ast.Ident); !ok || !isIdent || key.Name != "sql" {
+		if key, isIdent := kv.Key.(*ast.Ident); !ok || !isIdent || key.Name != "SQL" {
 			continue
 		}
 		c.checked++
 		if !c.safe(fd, kv.Value, map[types.Object]bool{}) {
-			pos := c.pkg.Fset.Position(kv.Value.Pos())
-			c.findings = append(c.findings, fmt.Sprintf("%s:%d: SQL text built from a value that is not SQL-safe in piped{sql: ...}: %s",
+			pos := c.fset.Position(kv.Value.Pos())
+			c.findings = append(c.findings, fmt.Sprintf("%s:%d: SQL text built from a value that is not SQL-safe in driver.Piped{SQL: ...}: %s",
 				filepath.Base(pos.Filename), pos.Line, c.source(kv.Value)))
 		}
 	}
 }
 
-// isPiped: t is db's piped statement.
+// isPiped: t is the query layer's piped statement (driver.Piped).
 func (c *sqlChecker) isPiped(t types.Type) bool {
 	if p, ok := t.(*types.Pointer); ok {
 		t = p.Elem()
 	}
 	named, _ := types.Unalias(t).(*types.Named)
-	return named != nil && named.Obj().Pkg() == c.pkg.Types && named.Obj().Name() == "piped"
+	return named != nil && c.own(named.Obj().Pkg()) && named.Obj().Name() == "Piped"
 }
 
-// callee is the function or method a call calls, or nil.
-func (c *sqlChecker) callee(call *ast.CallExpr) *types.Func { return calleeOf(c.pkg.TypesInfo, call) }
+// callee is the function or method a call in fd calls, or nil.
+func (c *sqlChecker) callee(fd *ast.FuncDecl, call *ast.CallExpr) *types.Func {
+	return calleeOf(c.infos[fd], call)
+}
 
 // calleeOf is the function or method a call calls, by info, or nil.
 func calleeOf(info *types.Info, call *ast.CallExpr) *types.Func {
@@ -568,18 +611,19 @@ func calleeOf(info *types.Info, call *ast.CallExpr) *types.Func {
 
 // safe applies the rule to expression e inside function fd.
 func (c *sqlChecker) safe(fd *ast.FuncDecl, e ast.Expr, seen map[types.Object]bool) bool {
-	if tv, ok := c.pkg.TypesInfo.Types[e]; ok && tv.Value != nil {
+	info := c.infos[fd]
+	if tv, ok := info.Types[e]; ok && tv.Value != nil {
 		return true // rule 1
 	}
 	switch x := e.(type) {
 	case *ast.ParenExpr:
 		return c.safe(fd, x.X, seen)
 	case *ast.SelectorExpr:
-		return x.Sel.Name == "sql" && c.isPiped(c.pkg.TypesInfo.TypeOf(x.X)) // rule 8
+		return x.Sel.Name == "SQL" && c.isPiped(info.TypeOf(x.X)) // rule 8
 	case *ast.BinaryExpr:
 		return x.Op == token.ADD && c.safe(fd, x.X, seen) && c.safe(fd, x.Y, seen) // rule 5
 	case *ast.CallExpr:
-		fn := c.callee(x)
+		fn := c.callee(fd, x)
 		if fn == nil {
 			return false
 		}
@@ -592,12 +636,12 @@ func (c *sqlChecker) safe(fd *ast.FuncDecl, e ast.Expr, seen map[types.Object]bo
 					return true // rule 4
 				}
 			}
-			if named == nil || named.Obj().Pkg() != c.pkg.Types {
+			if named == nil || !c.own(named.Obj().Pkg()) {
 				return false
 			}
-			return c.resultSafe(fn, 0) // rule 3, a method of db's own
+			return c.resultSafe(fn, 0) // rule 3, a method of the query layer's own
 		}
-		if fn.Pkg() == c.pkg.Types && sig.Recv() == nil && sqlHelpers[fn.Name()] { // rule 3, listed helpers
+		if c.own(fn.Pkg()) && sig.Recv() == nil && sqlHelpers[fn.Name()] { // rule 3, listed helpers
 			for i, a := range x.Args {
 				if i < sig.Params().Len() {
 					if b, ok := sig.Params().At(i).Type().(*types.Basic); ok && b.Kind() == types.String && !c.safe(fd, a, seen) {
@@ -609,11 +653,11 @@ func (c *sqlChecker) safe(fd *ast.FuncDecl, e ast.Expr, seen map[types.Object]bo
 		}
 		return c.resultSafe(fn, 0) // rule 3
 	case *ast.Ident:
-		v, ok := c.pkg.TypesInfo.Uses[x].(*types.Var)
-		if ok && sqlSinks[fd.Name.Name] && isParam(fd, v, c.pkg.TypesInfo) {
+		v, ok := info.Uses[x].(*types.Var)
+		if ok && sqlSinks[fd.Name.Name] && isParam(fd, v, info) {
 			return true // rule 7: checked at every call site
 		}
-		if !ok || v.IsField() || v.Parent() == nil || v.Parent() == c.pkg.Types.Scope() || !within(fd, v.Pos()) || isParam(fd, v, c.pkg.TypesInfo) {
+		if !ok || v.IsField() || v.Parent() == nil || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() || !within(fd, v.Pos()) || isParam(fd, v, info) {
 			return false // only function-local variables (rule 6)
 		}
 		if seen[v] {
@@ -625,11 +669,11 @@ func (c *sqlChecker) safe(fd *ast.FuncDecl, e ast.Expr, seen map[types.Object]bo
 	return false
 }
 
-// resultSafe reports whether result i of fn, a function or method of
-// package db, is SQL-safe in every return statement of its body (rule 3).
-// Recursion counts as unsafe.
+// resultSafe reports whether result i of fn, a function or method of the
+// query layer's own, is SQL-safe in every return statement of its body
+// (rule 3). Recursion counts as unsafe.
 func (c *sqlChecker) resultSafe(fn *types.Func, i int) bool {
-	if fn == nil || fn.Pkg() != c.pkg.Types {
+	if fn == nil || !c.own(fn.Pkg()) {
 		return false
 	}
 	if recv := fn.Type().(*types.Signature).Recv(); recv != nil && types.IsInterface(recv.Type()) {
@@ -656,7 +700,7 @@ func (c *sqlChecker) resultSafe(fn *types.Func, i int) bool {
 				ok = ok && c.safe(fd, r.Results[i], map[types.Object]bool{})
 			case len(r.Results) == 1 && nres > 1: // return g(), g with as many results
 				call, isCall := ast.Unparen(r.Results[0]).(*ast.CallExpr)
-				ok = ok && isCall && c.resultSafe(c.callee(call), i)
+				ok = ok && isCall && c.resultSafe(c.callee(fd, call), i)
 			default:
 				ok = false // a naked return of named results
 			}
@@ -668,28 +712,30 @@ func (c *sqlChecker) resultSafe(fn *types.Func, i int) bool {
 }
 
 // implementationsSafe reports whether result i of the interface method fn
-// is SQL-safe in the method of every type of package db that implements the
-// interface (and there is at least one).
+// is SQL-safe in the method of every type of the query layer's packages
+// that implements the interface (and there is at least one).
 func (c *sqlChecker) implementationsSafe(fn *types.Func, i int) bool {
 	iface, _ := fn.Type().(*types.Signature).Recv().Type().Underlying().(*types.Interface)
-	scope := c.pkg.Types.Scope()
 	n := 0
-	for _, name := range scope.Names() {
-		tn, ok := scope.Lookup(name).(*types.TypeName)
-		if !ok || types.IsInterface(tn.Type()) || iface == nil {
-			continue
-		}
-		for _, t := range []types.Type{tn.Type(), types.NewPointer(tn.Type())} {
-			if !types.Implements(t, iface) {
+	for p := range c.ours {
+		scope := p.Scope()
+		for _, name := range scope.Names() {
+			tn, ok := scope.Lookup(name).(*types.TypeName)
+			if !ok || types.IsInterface(tn.Type()) || iface == nil {
 				continue
 			}
-			obj, _, _ := types.LookupFieldOrMethod(t, true, c.pkg.Types, fn.Name())
-			m, _ := obj.(*types.Func)
-			if !c.resultSafe(m, i) {
-				return false
+			for _, t := range []types.Type{tn.Type(), types.NewPointer(tn.Type())} {
+				if !types.Implements(t, iface) {
+					continue
+				}
+				obj, _, _ := types.LookupFieldOrMethod(t, true, p, fn.Name())
+				m, _ := obj.(*types.Func)
+				if !c.resultSafe(m, i) {
+					return false
+				}
+				n++
+				break
 			}
-			n++
-			break
 		}
 	}
 	return n > 0
@@ -699,7 +745,7 @@ func (c *sqlChecker) implementationsSafe(fn *types.Func, i int) bool {
 // in fd is SQL-safe (and there is at least one).
 func (c *sqlChecker) assignmentsSafe(fd *ast.FuncDecl, v *types.Var, seen map[types.Object]bool) bool {
 	ok, n := true, 0
-	info := c.pkg.TypesInfo
+	info := c.infos[fd]
 	is := func(e ast.Expr) bool {
 		id, isID := ast.Unparen(e).(*ast.Ident)
 		return isID && (info.Defs[id] == v || info.Uses[id] == v)
@@ -718,7 +764,7 @@ func (c *sqlChecker) assignmentsSafe(fd *ast.FuncDecl, v *types.Var, seen map[ty
 				}
 				if len(s.Rhs) == 1 && len(s.Lhs) > 1 { // q, col := f.page(q)
 					call, isCall := ast.Unparen(s.Rhs[0]).(*ast.CallExpr)
-					if !isCall || !c.resultSafe(c.callee(call), i) {
+					if !isCall || !c.resultSafe(c.callee(fd, call), i) {
 						ok = false
 					}
 					continue

@@ -1,4 +1,4 @@
-package db
+package v2
 
 import (
 	"cmp"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"mirrorql/db/internal/driver"
 	"mirrorql/model"
 )
 
@@ -71,7 +72,7 @@ const lookupSQL = "SELECT partition, lower(sequence_number_range), upper(sequenc
 
 // topicWindows are the windows of the topic's map, learned on first use
 // and again once out of date.
-func (p *v2Reader) topicWindows(ctx context.Context, topic int64) ([]window, error) {
+func (p *Reader) topicWindows(ctx context.Context, topic int64) ([]window, error) {
 	now := time.Now().UnixNano()
 	if ws, ok := p.maps.get(topic, now); ok {
 		return ws, nil
@@ -85,13 +86,13 @@ func (p *v2Reader) topicWindows(ctx context.Context, topic int64) ([]window, err
 }
 
 // forget drops the topic's map: its tail held messages, so it is behind.
-func (p *v2Reader) forget(topic int64) { p.maps.forget(topic) }
+func (p *Reader) forget(topic int64) { p.maps.forget(topic) }
 
 // learnTopicMap reads the topic's map from the lookup or the partitions.
-func (p *v2Reader) learnTopicMap(ctx context.Context, topic int64) (*topicMap, error) {
+func (p *Reader) learnTopicMap(ctx context.Context, topic int64) (*topicMap, error) {
 	learned := time.Now().UnixNano()
 	var segs []segment
-	read := func(rows rowSource) error {
+	read := func(rows driver.RowSource) error {
 		for rows.Next() {
 			var rel pgtype.Text
 			var seqLo, seqHi, tsLo, tsHi pgtype.Int8
@@ -107,7 +108,7 @@ func (p *v2Reader) learnTopicMap(ctx context.Context, topic int64) (*topicMap, e
 	}
 	lookup := p.l.UseLookup
 	if lookup {
-		if err := p.d.query(ctx, read, lookupSQL, topic); err != nil {
+		if err := p.env.Query(ctx, read, lookupSQL, topic); err != nil {
 			return nil, fmt.Errorf("partitions of topic %d: %w", topic, err)
 		}
 		if len(segs) == 0 {
@@ -123,7 +124,7 @@ func (p *v2Reader) learnTopicMap(ctx context.Context, topic int64) (*topicMap, e
 	// table is shared by all its connections.
 	parts := p.messages.parts
 	for i := 0; !lookup && i < len(parts); i += probeChunk {
-		if err := p.d.query(ctx, read, probeSQL(parts[i:min(i+probeChunk, len(parts))]), topic); err != nil {
+		if err := p.env.Query(ctx, read, probeSQL(parts[i:min(i+probeChunk, len(parts))]), topic); err != nil {
 			return nil, fmt.Errorf("partitions of topic %d: %w", topic, err)
 		}
 	}
@@ -202,7 +203,7 @@ func rowCount(n int64) int32 { return int32(min(n, math.MaxInt32)) } //nolint:go
 // read) by name; and, from a lookup, by bounds what lies before and between
 // its segments where the lookup lacks rows. until is when a partition
 // becomes current and the windows must be computed again.
-func (m *topicMap) windows(p *v2Reader, now int64) (out []window, until int64) {
+func (m *topicMap) windows(p *Reader, now int64) (out []window, until int64) {
 	parts := p.messages.parts
 	until = math.MaxInt64
 	whole := []window{{part: -1, lo: math.MinInt64, hi: math.MaxInt64, seqLo: math.MinInt64, seqHi: math.MaxInt64, why: whyEmpty, rows: -1}}

@@ -1,11 +1,17 @@
-package db
+// Package v2 is the query layer's reader of the mirror node's v2 layout
+// (Reader: reader.go tells its model), on one PostgreSQL server and on a
+// Citus coordinator (Citus, citus.go), db/internal/driver telling what a
+// reader is.
+package v2
 
 import (
 	"sync"
 	"sync/atomic"
+
+	"mirrorql/db/internal/driver"
 )
 
-// v2Reader is the reader of the mirror node's v2 layout: topic_message and
+// Reader is the reader of the mirror node's v2 layout: topic_message and
 // transaction partitioned by range of consensus_timestamp (a partition a
 // month), topic_message_lookup kept by the importer, and perhaps Citus.
 // It is chosen on Citus too, where the v1 batches would be statements to
@@ -22,12 +28,12 @@ import (
 //
 // The model, from the bottom up:
 //
-//   - The catalog (v2_catalog.go): each table's partitions and their
+//   - The catalog (catalog.go): each table's partitions and their
 //     [lo, hi) bounds, read when the layout is learned. A partition is read
 //     through the parent table within its bounds (partition.within), so a
 //     partition detached since drops out of the answer as a deleted row
 //     does on v1.
-//   - The topic map (v2_topicmap.go): which partitions hold which of one
+//   - The topic map (topicmap.go): which partitions hold which of one
 //     topic's sequence numbers and timestamps, from the topic's rows of
 //     topic_message_lookup or, where the importer does not keep it, probed
 //     from the partitions' indexes. Learned on first use and kept (its
@@ -54,7 +60,7 @@ import (
 // A read walks the windows in the order of its answer and stops once it has
 // its rows (a page plans its walk: planPage). Its statements, by shape:
 //
-//   - a page of one window: the page statement of v1 (message_pages.go)
+//   - a page of one window: the page statement of v1 (driver's statements.go)
 //     within the window's partition, prepared (sliceSQL); on the parent, the
 //     same with two more parameters for the bounds, planned for them.
 //   - a page over several small windows (a sparse topic): one statement on
@@ -70,14 +76,14 @@ import (
 //     transaction and topic_message holding that time (byTimestampV2SQL);
 //     a key the map cannot place is read as a page of that one key.
 //   - the live poll: named partitions from the watermark on when they are
-//     few, else planned for the watermark (v2_live.go).
+//     few, else planned for the watermark (live.go).
 //
 // Every statement filters topic_message on its topic (the distribution
 // column on Citus). What differs on a Citus coordinator (transaction read
 // apart from topic_message, which it is not co-located with; the checks
 // below sent apart; the tail and the live poll bounded by time) is the
-// reader's server, a variant chosen with the layout (newReader,
-// v2_server.go).
+// reader's server, a variant chosen with the layout (New or NewCitus,
+// server.go).
 //
 // Staleness: a TRUNCATE (a database reset) gives every partition new
 // storage. A read by partition also returns the partition's filenode (on
@@ -88,36 +94,36 @@ import (
 // checks the catalog itself (checkCatalog). What must outlive a catalog
 // (the counts of fallbacks, the live poll's head) is the readers' shared
 // v2State, not a reader's.
-type v2Reader struct {
-	d            *DB
-	l            Layout
-	server       v2Server // plain PostgreSQL or a Citus coordinator (v2_server.go)
+type Reader struct {
+	env          *driver.Env
+	l            driver.Layout
+	server       v2Server // plain PostgreSQL or a Citus coordinator (server.go)
 	state        *v2State // what outlives the catalog
 	messages     partitionSet
 	transactions partitionSet
 
-	maps mapStore // each topic's windows (v2_topicmap.go)
+	maps mapStore // each topic's windows (topicmap.go)
 }
 
 // v2State is what the v2 readers of one database share, one after another
-// as its catalog is read anew (relearn, next): made with the first
+// as its catalog is read anew (relearn, Next): made with the first
 // (newReader), handed on to each that follows.
 type v2State struct {
 	mu        sync.Mutex // one reading of a changed catalog at a time
-	newest    *v2Reader  // the reader of the catalog read last (under mu)
+	newest    *Reader    // the reader of the catalog read last (under mu)
 	fallbacks fallbackCounts
-	head      atomic.Int64 // the ledger's head the last live poll read (v2_live.go)
+	head      atomic.Int64 // the ledger's head the last live poll read (live.go)
 }
 
-func (p *v2Reader) partitions() int { return len(p.messages.parts) }
+func (p *Reader) Partitions() int { return len(p.messages.parts) }
 
-func (p *v2Reader) fallbacks(reason string) int64 { return p.state.fallbacks.count(reason) }
+func (p *Reader) Fallbacks(reason string) int64 { return p.state.fallbacks.count(reason) }
 
-// keptBytes: the topic maps, and the descriptions pgx keeps of the
-// statements made for partitions (sqltext.go's texts) on every connection,
-// up to pgx's statement cache capacity.
-func (p *v2Reader) keptBytes() int64 {
-	return p.maps.bytes() + min(textsMade.Load(), pgxStatementCache)*int64(p.d.size)*preparedStatementBytes
+// KeptBytes: the topic maps, and the descriptions pgx keeps of the
+// statements made for partitions (driver's Texts) on every connection,
+// up to pgx's statement cache capacity (driver.TextBytes).
+func (p *Reader) KeptBytes() int64 {
+	return p.maps.bytes() + driver.TextBytes(p.env.Conns)
 }
 
-func (p *v2Reader) mapBytes() int64 { return p.maps.bytes() }
+func (p *Reader) MapBytes() int64 { return p.maps.bytes() }

@@ -1,4 +1,4 @@
-package db
+package v1
 
 import (
 	"slices"

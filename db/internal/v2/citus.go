@@ -1,4 +1,4 @@
-package db
+package v2
 
 import (
 	"context"
@@ -7,10 +7,11 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"mirrorql/app"
+	"mirrorql/db/internal/driver"
 	"mirrorql/model"
 )
 
-// citusServer is v2Server on a Citus coordinator, and citusReader the v2
+// citusServer is v2Server on a Citus coordinator, and Citus the v2
 // reader there (docs/layouts.md, "Citus"),
 // the mirror node's v2 layout as mainnet runs it: every table mirrorql reads
 // is distributed and co-located with entity, topic_message and
@@ -40,36 +41,37 @@ func (citusServer) checkColumn(*partition) string { return "0::bigint" }
 
 // checked pipelines ps and, after them, each named partition's check on
 // the coordinator (checkPartitionSQL): its value replaces the statement's.
-func (citusServer) checked(ctx context.Context, d *DB, ps []piped, parts []*partition, checks []*int64) error {
-	all := append(make([]piped, 0, 2*len(ps)), ps...)
+func (citusServer) checked(ctx context.Context, x driver.Exec, ps []driver.Piped, parts []*partition, checks []*int64) error {
+	all := append(make([]driver.Piped, 0, 2*len(ps)), ps...)
 	for i, part := range parts {
 		c := checks[i]
 		if part.name == "" {
 			*c = -1
 			continue
 		}
-		all = append(all, piped{sql: checkPartitionSQL, args: []any{part.name},
-			read: func(rows rowSource) error { return scanOne(rows, c) }})
+		all = append(all, driver.Piped{SQL: checkPartitionSQL, Args: []any{part.name},
+			Read: func(rows driver.RowSource) error { return driver.ScanOne(rows, c) }})
 	}
-	return d.pipeline(ctx, all)
+	return x.Pipeline(ctx, all)
 }
 
 func (citusServer) sizesKnown() bool { return false }
 
-func (citusServer) reader(p *v2Reader) reader { return citusReader{p} }
+func (citusServer) reader(p *Reader) driver.Reader { return Citus{p} }
 
-// citusReader is the v2 reader on a Citus coordinator: the v2 reader's reads
-// but for those below, which the coordinator answers otherwise. The reader
-// interface dispatches to these; the v2 reader's own code never calls them.
-type citusReader struct{ *v2Reader }
+// Citus is the v2 reader on a Citus coordinator: the v2 reader embedded,
+// its reads but for those below, which the coordinator answers otherwise,
+// overridden. driver.Reader dispatches to these; the v2 reader's own code
+// never calls them.
+type Citus struct{ *Reader }
 
-// messageByTimestamp: the submit transaction's topic (a statement to every
+// MessageByTimestamp: the submit transaction's topic (a statement to every
 // shard: transaction is distributed by payer), then that topic's message at
 // the time, routed to its shard.
-func (c citusReader) messageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-	p := c.v2Reader
+func (c Citus) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
+	p := c.Reader
 	var topics []int64
-	read := func(rows rowSource) error {
+	read := func(rows driver.RowSource) error {
 		for rows.Next() {
 			var t pgtype.Int8
 			if err := rows.Scan(&t); err != nil {
@@ -82,9 +84,9 @@ func (c citusReader) messageByTimestamp(ctx context.Context, ts model.Timestamp)
 	tx := p.transactions.at(int64(ts))
 	var err error
 	if tx.name == "" {
-		err = p.d.queryPlanned(ctx, read, submitTopicV2SQL(tx), int64(ts))
+		err = p.env.QueryPlanned(ctx, read, submitTopicV2SQL(tx), int64(ts))
 	} else {
-		err = p.d.query(ctx, read, submitTopicV2SQL(tx), int64(ts))
+		err = p.env.Query(ctx, read, submitTopicV2SQL(tx), int64(ts))
 	}
 	if err != nil {
 		return nil, err
@@ -103,9 +105,9 @@ func (c citusReader) messageByTimestamp(ctx context.Context, ts model.Timestamp)
 	return &rows[0], nil
 }
 
-// messagesByTimestamp: one by one, two statements each.
-func (c citusReader) messagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
-	return batchV2(ctx, stamps, c.messageByTimestamp)
+// MessagesByTimestamp: one by one, two statements each.
+func (c Citus) MessagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
+	return batchV2(ctx, stamps, c.MessageByTimestamp)
 }
 
 // submitTopicV2SQL: the topic of the successful submit at a time, read
@@ -118,9 +120,9 @@ func submitTopicV2SQL(tx *partition) string {
 	return "SELECT entity_id FROM " + table + " WHERE consensus_timestamp = $1 AND result = 22 AND type = 27 LIMIT 2"
 }
 
-// messagesBySequence: a statement per partition and topic, since one over
+// MessagesBySequence: a statement per partition and topic, since one over
 // several topics would go to every shard.
-func (c citusReader) messagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
+func (c Citus) MessagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
 	return c.bySequence(ctx, keys, byPartitionAndTopic{})
 }
 
@@ -131,7 +133,7 @@ type byPartitionAndTopic struct{}
 func (byPartitionAndTopic) group(k app.TopicSequence) model.EntityID { return k.TopicID }
 
 func (byPartitionAndTopic) batch(part *partition, topics, seqs []int64) (string, []any) {
-	return bySequenceTopicSQL(part), []any{topics[0], int64Array(seqs)}
+	return bySequenceTopicSQL(part), []any{topics[0], driver.Int64Array(seqs)}
 }
 
 // bySequenceTopicSQL is bySequenceBatchSQL for one topic's sequence numbers,
@@ -139,21 +141,21 @@ func (byPartitionAndTopic) batch(part *partition, topics, seqs []int64) (string,
 func bySequenceTopicSQL(part *partition) string { return topicBatchTexts.of(part) }
 
 var topicBatchTexts = partitionTexts{make: func(part *partition) string {
-	return "SELECT " + messageColumnsM + " FROM topic_message" +
+	return "SELECT " + driver.MessageColumnsM + " FROM topic_message" +
 		" AS m WHERE m.topic_id = $1 AND m.sequence_number = ANY ($2::bigint[])" + part.within("m.consensus_timestamp")
 }}
 
-// livePoll: always planned, and as Citus can run it (livePollCitusSQL): the
+// LivePoll: always planned, and as Citus can run it (livePollCitusSQL): the
 // partitions that may hold the poll's rows are not known (sizesKnown).
-func (c citusReader) livePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, r *livePollRows) error {
+func (c Citus) LivePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, r *driver.LivePollRows) error {
 	return c.poll(ctx, after, topics, limit, r, citusPoll{})
 }
 
 // citusPoll: never on named partitions.
 type citusPoll struct{}
 
-func (citusPoll) named(*v2Reader, int64, int64, int64) string { return "" }
-func (citusPoll) planned() string                             { return livePollCitusSQL }
+func (citusPoll) named(*Reader, int64, int64, int64) string { return "" }
+func (citusPoll) planned() string                           { return livePollCitusSQL }
 
 // livePollCitusSQL is livePollV2SQL as Citus can run it. Citus refuses a
 // LATERAL probe of a distributed table from a CTE's rows inside an outer
@@ -163,11 +165,11 @@ func (citusPoll) planned() string                             { return livePollC
 // times, a join of topic_message (its shards of those topics, bounded by
 // the watermark) with the submits' rows, which Citus sends to the workers;
 // the coordinator joins the marks to the messages.
-const livePollCitusSQL = livePollTx + "marks AS MATERIALIZED (SELECT (SELECT max(consensus_timestamp) FROM transaction " +
+const livePollCitusSQL = driver.LivePollTx + "marks AS MATERIALIZED (SELECT (SELECT max(consensus_timestamp) FROM transaction " +
 	"WHERE consensus_timestamp >= $4) AS head, (SELECT max(consensus_timestamp) FROM tx) AS scanned, (SELECT count(*) FROM tx) AS walked), " +
 	"m AS MATERIALIZED (SELECT t.* FROM topic_message AS t JOIN tx ON t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp " +
 	"WHERE t.topic_id = ANY ($2::bigint[]) AND t.consensus_timestamp > $1) " +
-	"SELECT marks.head, marks.scanned, marks.walked, " + messageColumnsM + " FROM marks LEFT JOIN m ON true ORDER BY m.consensus_timestamp"
+	"SELECT marks.head, marks.scanned, marks.walked, " + driver.MessageColumnsM + " FROM marks LEFT JOIN m ON true ORDER BY m.consensus_timestamp"
 
 // tail: one window on the parent from parts[from] on, bounded by time.
 func (citusServer) tail(parts []partition, from int, below, _ int64, _ *int64) []window {

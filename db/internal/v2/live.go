@@ -1,4 +1,4 @@
-package db
+package v2
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"mirrorql/app"
+	"mirrorql/db/internal/driver"
 	"mirrorql/model"
 )
 
@@ -14,16 +15,16 @@ import (
 // plans it (it is planned for its values at each poll, one statement per
 // interval): the messages' partitions by the watermark, and the ledger's
 // head looked for from the last head seen ($4) on, not in every partition.
-const livePollV2SQL = livePollTx + "marks AS (SELECT (SELECT max(consensus_timestamp) FROM transaction " +
-	"WHERE consensus_timestamp >= $4) AS head," + livePollMarks + livePollRead +
+const livePollV2SQL = driver.LivePollTx + "marks AS (SELECT (SELECT max(consensus_timestamp) FROM transaction " +
+	"WHERE consensus_timestamp >= $4) AS head," + driver.LivePollMarks + driver.LivePollRead +
 	"WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp AND t.consensus_timestamp > $1" +
-	livePollEnd
+	driver.LivePollEnd
 
-// livePoll is LivePoll on the v2 layout. The statement is planned for its
+// LivePoll is db.LivePoll on the v2 layout. The statement is planned for its
 // values (livePollV2SQL), so that the watermark and the last head prune the
 // partitions, or, where few partitions can hold what it looks for, names
-// them (livePollNamedSQL). On Citus, citusReader's.
-func (p *v2Reader) livePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, r *livePollRows) error {
+// them (livePollNamedSQL). On Citus, Citus's.
+func (p *Reader) LivePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, r *driver.LivePollRows) error {
 	return p.poll(ctx, after, topics, limit, r, postgresPoll{})
 }
 
@@ -31,14 +32,14 @@ func (p *v2Reader) livePoll(ctx context.Context, after model.Timestamp, topics [
 type livePollStatements interface {
 	// named is the poll on named partitions (livePollNamedSQL), or "" to
 	// send planned.
-	named(p *v2Reader, after, floor, now int64) string
+	named(p *Reader, after, floor, now int64) string
 	// planned is the poll planned for its values.
 	planned() string
 }
 
 type postgresPoll struct{}
 
-func (postgresPoll) named(p *v2Reader, after, floor, now int64) string {
+func (postgresPoll) named(p *Reader, after, floor, now int64) string {
 	return livePollNamedSQL(p, after, floor, now)
 }
 func (postgresPoll) planned() string { return livePollV2SQL }
@@ -46,21 +47,20 @@ func (postgresPoll) planned() string { return livePollV2SQL }
 // poll sends the live poll, by s's statements. A head floor past every
 // transaction (the table was emptied) finds no head, and the poll looks
 // again from the start.
-func (p *v2Reader) poll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, r *livePollRows, s livePollStatements) error {
-	d := p.d
+func (p *Reader) poll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, r *driver.LivePollRows, s livePollStatements) error {
 	var err error
 	floor := p.state.head.Load()
 	if named := s.named(p, int64(after), floor, time.Now().UnixNano()); named != "" {
-		err = d.query(ctx, r.read, named, int64(after), int64Array(topics), int64(limit), floor)
+		err = p.env.Query(ctx, r.Read, named, int64(after), driver.Int64Array(topics), int64(limit), floor)
 	} else {
-		err = d.queryPlanned(ctx, r.read, s.planned(), int64(after), int64Array(topics), int64(limit), floor)
+		err = p.env.QueryPlanned(ctx, r.Read, s.planned(), int64(after), driver.Int64Array(topics), int64(limit), floor)
 	}
-	if err == nil && !r.headFound && floor != 0 {
-		r.poll = app.Poll{}
-		err = d.queryPlanned(ctx, r.read, s.planned(), int64(after), int64Array(topics), int64(limit), int64(math.MinInt64))
+	if err == nil && !r.HeadFound && floor != 0 {
+		r.Poll = app.Poll{}
+		err = p.env.QueryPlanned(ctx, r.Read, s.planned(), int64(after), driver.Int64Array(topics), int64(limit), int64(math.MinInt64))
 	}
-	if err == nil && r.headFound {
-		p.state.head.Store(int64(r.poll.Head))
+	if err == nil && r.HeadFound {
+		p.state.head.Store(int64(r.Poll.Head))
 	}
 	return err
 }
@@ -77,7 +77,7 @@ const livePollPartitions = 4
 // last head, when older) on, but for those past next month's that were
 // never written. "" when they are too many, the table is not partitioned
 // by bounds the catalog can route, or the head is not known yet.
-func livePollNamedSQL(p *v2Reader, after, floor, now int64) string {
+func livePollNamedSQL(p *Reader, after, floor, now int64) string {
 	if p == nil || floor == 0 || after == math.MaxInt64 {
 		return ""
 	}
@@ -90,7 +90,7 @@ func livePollNamedSQL(p *v2Reader, after, floor, now int64) string {
 	if !ok {
 		return ""
 	}
-	return livePollTexts.of(strings.Join(tx, ",")+"|"+strings.Join(msg, ","), func() string { return livePollNamed(tx, msg) })
+	return livePollTexts.Of(strings.Join(tx, ",")+"|"+strings.Join(msg, ","), func() string { return livePollNamed(tx, msg) })
 }
 
 // livePollNamed is livePollNamedSQL's text for the partitions of transaction
@@ -103,18 +103,18 @@ func livePollNamed(tx, msg []string) string {
 		head = append(head, "(SELECT max(consensus_timestamp) FROM "+t+" WHERE consensus_timestamp >= $4)")
 	}
 	for _, m := range msg {
-		read = append(read, "SELECT "+messageColumns+" FROM "+m+
+		read = append(read, "SELECT "+driver.MessageColumns+" FROM "+m+
 			" AS t WHERE t.topic_id = tx.topic_id AND t.consensus_timestamp = tx.consensus_timestamp")
 	}
 	// GREATEST skips nulls: the head is null only when no partition has a
 	// transaction at or after the floor, as max over the table would be.
 	return "WITH tx AS MATERIALIZED (SELECT topic_id, consensus_timestamp FROM (" + strings.Join(walk, " UNION ALL ") +
 		") AS w ORDER BY consensus_timestamp LIMIT $3), marks AS (SELECT GREATEST(" + strings.Join(head, ", ") + ") AS head," +
-		livePollMarks +
-		strings.Join(read, " UNION ALL ") + livePollEnd
+		driver.LivePollMarks +
+		strings.Join(read, " UNION ALL ") + driver.LivePollEnd
 }
 
-var livePollTexts texts[string] // the partitions' names → livePollNamedSQL
+var livePollTexts driver.Texts[string] // the partitions' names → livePollNamedSQL
 
 // livePollSet is the names of the partitions of set from the one holding
 // ts on, but for those after next month's (the partition after the one

@@ -1,4 +1,4 @@
-package db
+package v2
 
 import (
 	"context"
@@ -14,9 +14,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"mirrorql/app"
+	"mirrorql/db/internal/driver"
 )
 
-// The catalog of the v2 layout (v2_reader.go): each partitioned table's
+// The catalog of the v2 layout (reader.go): each partitioned table's
 // partitions with their consensus_timestamp bounds, read when the layout is
 // learned and again when the database changed under it, and the checks a
 // read makes that it is still current.
@@ -102,12 +103,12 @@ func parsePartition(name, rel, bound string, filenode int64) (p partition, ok bo
 // partitions the catalog cannot route to (a DEFAULT partition, overlapping
 // or sub-partitioned ones) comes back with no partitions: every read then
 // goes to the parent, bounded, as on a table of unknown layout.
-func (d *DB) loadPartitionSet(ctx context.Context, server v2Server, table string, partitioned bool) (partitionSet, error) {
+func loadPartitionSet(ctx context.Context, x driver.Exec, server v2Server, table string, partitioned bool) (partitionSet, error) {
 	var s partitionSet
 	if !partitioned {
 		return s, nil
 	}
-	rows, err := d.bun.QueryContext(ctx, partitionsSQL, table)
+	rows, err := x.QueryRows(ctx, partitionsSQL, table)
 	if err != nil {
 		return s, fmt.Errorf("partitions of %s: %w", table, err)
 	}
@@ -140,48 +141,65 @@ func (d *DB) loadPartitionSet(ctx context.Context, server v2Server, table string
 	return s, nil
 }
 
-// newV2Reader is the reader of a v2 database's catalog on server, the
-// newest of the readers that share state (nil: the first, which makes it).
-func newV2Reader(ctx context.Context, d *DB, l Layout, server v2Server, state *v2State) (*v2Reader, error) {
-	if state == nil {
-		state = &v2State{}
+// New is the reader of a v2 database of layout l on one PostgreSQL server
+// (db's newReader), to follow prev: it goes on with prev's state when prev
+// is a v2 reader.
+func New(ctx context.Context, env *driver.Env, l driver.Layout, prev driver.Reader) (driver.Reader, error) {
+	return newReader(ctx, env, l, postgresServer{}, prev)
+}
+
+// NewCitus is New on a Citus coordinator: the v2 reader there (Citus).
+func NewCitus(ctx context.Context, env *driver.Env, l driver.Layout, prev driver.Reader) (driver.Reader, error) {
+	return newReader(ctx, env, l, citusServer{}, prev)
+}
+
+// newReader is the reader of a v2 database's catalog on server, the
+// newest of the readers that share state: prev's, when prev is a v2 reader
+// (else it is the first, which makes it).
+func newReader(ctx context.Context, env *driver.Env, l driver.Layout, server v2Server, prev driver.Reader) (driver.Reader, error) {
+	state := &v2State{}
+	switch r := prev.(type) {
+	case *Reader:
+		state = r.state
+	case Citus:
+		state = r.state
 	}
 	state.mu.Lock()
 	defer state.mu.Unlock()
-	p, err := state.read(ctx, d, l, server)
+	p, err := state.read(ctx, env, l, server)
 	if err != nil {
 		return nil, err
 	}
 	state.newest = p
-	return p, nil
+	return server.reader(p), nil
 }
 
 // read reads the catalog into a reader that shares s. Under s.mu. Its
 // statements go through bun rather than run, so their errors are made app's
 // here.
-func (s *v2State) read(ctx context.Context, d *DB, l Layout, server v2Server) (*v2Reader, error) {
-	p := &v2Reader{d: d, l: l, server: server, state: s}
+func (s *v2State) read(ctx context.Context, env *driver.Env, l driver.Layout, server v2Server) (*Reader, error) {
+	p := &Reader{env: env, l: l, server: server, state: s}
 	var err error
-	if p.messages, err = d.loadPartitionSet(ctx, server, "topic_message", l.MessagesPartitioned); err != nil {
-		return nil, failed(err)
+	if p.messages, err = loadPartitionSet(ctx, env, server, "topic_message", l.MessagesPartitioned); err != nil {
+		return nil, env.Failed(err)
 	}
-	if p.transactions, err = d.loadPartitionSet(ctx, server, "transaction", l.TransactionsPartitioned); err != nil {
-		return nil, failed(err)
+	if p.transactions, err = loadPartitionSet(ctx, env, server, "transaction", l.TransactionsPartitioned); err != nil {
+		return nil, env.Failed(err)
 	}
 	return p, nil
 }
 
-// next is p while the layout and the catalog are unchanged (the same
+// Next is p while the layout and the catalog are unchanged (the same
 // partitions: names, bounds, storage and whether they were ever written),
 // else the reader of the new catalog, or of the new layout.
-func (p *v2Reader) next(ctx context.Context, l Layout) (reader, error) {
+func (p *Reader) Next(ctx context.Context, l driver.Layout) (driver.Reader, error) {
 	if l != p.l {
-		return newReader(ctx, p.d, l, p.state)
+		return p.env.Choose(ctx, l, p)
 	}
 	s := p.state
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q, err := s.read(ctx, p.d, l, p.server)
+	q, err := s.read(ctx, p.env, l, p.server)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +224,7 @@ func stale(err error) bool { return err == errStale || isUndefinedTable(err) }
 // fresh runs read on the catalog, and again on a catalog read anew when
 // the database changed under it (a partition truncated, detached or
 // dropped): staleTries times at most.
-func fresh[T any](ctx context.Context, p *v2Reader, read func(*v2Reader) (T, error)) (T, error) {
+func fresh[T any](ctx context.Context, p *Reader, read func(*Reader) (T, error)) (T, error) {
 	for tries := 0; ; tries++ {
 		v, err := read(p)
 		if tries == staleTries || !stale(err) {
@@ -221,31 +239,31 @@ func fresh[T any](ctx context.Context, p *v2Reader, read func(*v2Reader) (T, err
 // relearn reads the catalog again (a partition was added, detached or
 // truncated), counted as a stale fallback: the topic maps start afresh with
 // it. Concurrent calls share one reading.
-func (p *v2Reader) relearn(ctx context.Context) (*v2Reader, error) {
+func (p *Reader) relearn(ctx context.Context) (*Reader, error) {
 	s := p.state
 	s.fallbacks.add(whyStale, 1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if cur := p.d.current.Load(); cur != nil && cur.reader != p.server.reader(p) {
-		if cur.reader == p.server.reader(s.newest) {
+	if cur := p.env.Current.Load(); cur != nil && cur.Reader != p.server.reader(p) {
+		if cur.Reader == p.server.reader(s.newest) {
 			return s.newest, nil // someone else read it meanwhile
 		}
 		// LearnLayout found the v1 layout meanwhile: finish on its empty catalog
-		return &v2Reader{d: p.d, l: cur.layout, server: p.server, state: s}, nil
+		return &Reader{env: p.env, l: cur.Layout, server: p.server, state: s}, nil
 	}
-	next, err := s.read(ctx, p.d, p.l, p.server)
+	next, err := s.read(ctx, p.env, p.l, p.server)
 	if err != nil {
 		return nil, err
 	}
 	s.newest = next
-	p.d.current.Store(&readerOf{next.server.reader(next), p.l})
+	p.env.Current.Store(&driver.Current{Reader: next.server.reader(next), Layout: p.l})
 	return next, nil
 }
 
 // isUndefinedTable: the statement named a relation that no longer exists
 // (a partition dropped since the catalog was read).
 func isUndefinedTable(err error) bool {
-	code, ok := sqlState(err)
+	code, ok := driver.SQLState(err)
 	return ok && code == "42P01"
 }
 

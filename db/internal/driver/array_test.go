@@ -1,4 +1,4 @@
-package db
+package driver
 
 import (
 	"math"
@@ -21,15 +21,15 @@ func TestInt64Array(t *testing.T) {
 		{[]int64{math.MinInt64, 0, math.MaxInt64}, "{-9223372036854775808,0,9223372036854775807}"},
 	}
 	for _, tt := range tests {
-		if got := int64Array(tt.in); got != tt.want {
-			t.Errorf("int64Array(%v) = %q, want %q", tt.in, got, tt.want)
+		if got := Int64Array(tt.in); got != tt.want {
+			t.Errorf("Int64Array(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	if got := notArray(model.Range{Not: []int64{3, 4}}); got != "{3,4}" {
-		t.Errorf("notArray = %q", got)
+	if got := NotArray(model.Range{Not: []int64{3, 4}}); got != "{3,4}" {
+		t.Errorf("NotArray = %q", got)
 	}
-	if got := int64Array([]model.EntityID{5, 6}); got != "{5,6}" {
-		t.Errorf("int64Array of entity ids = %q", got)
+	if got := Int64Array([]model.EntityID{5, 6}); got != "{5,6}" {
+		t.Errorf("Int64Array of entity ids = %q", got)
 	}
 }
 
@@ -47,25 +47,25 @@ func FuzzInt64Array(f *testing.F) {
 			}
 			vs = append(vs, int64(v))
 		}
-		got := int64Array(vs)
+		got := Int64Array(vs)
 		inner, ok := strings.CutPrefix(got, "{")
 		inner, ok2 := strings.CutSuffix(inner, "}")
 		if !ok || !ok2 {
-			t.Fatalf("int64Array(%v) = %q: not braced", vs, got)
+			t.Fatalf("Int64Array(%v) = %q: not braced", vs, got)
 		}
 		if len(vs) == 0 {
 			if inner != "" {
-				t.Fatalf("int64Array(nil) = %q", got)
+				t.Fatalf("Int64Array(nil) = %q", got)
 			}
 			return
 		}
 		parts := strings.Split(inner, ",")
 		if len(parts) != len(vs) {
-			t.Fatalf("int64Array(%v) = %q: %d elements", vs, got, len(parts))
+			t.Fatalf("Int64Array(%v) = %q: %d elements", vs, got, len(parts))
 		}
 		for i, p := range parts {
 			if v, err := strconv.ParseInt(p, 10, 64); err != nil || v != vs[i] {
-				t.Fatalf("int64Array(%v) = %q: element %d is %q", vs, got, i, p)
+				t.Fatalf("Int64Array(%v) = %q: element %d is %q", vs, got, i, p)
 			}
 		}
 	})

@@ -1,4 +1,4 @@
-package db
+package driver
 
 import (
 	"testing"
@@ -22,8 +22,8 @@ func TestComparison(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.op), func(t *testing.T) {
-			if got := comparison(tt.op); got != tt.want {
-				t.Errorf("comparison(%q) = %q, want %q", tt.op, got, tt.want)
+			if got := Comparison(tt.op); got != tt.want {
+				t.Errorf("Comparison(%q) = %q, want %q", tt.op, got, tt.want)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package db
+package v2
 
 import (
 	"math"
@@ -108,7 +108,7 @@ func TestWindows(t *testing.T) {
 	for i := 7; i < 10; i++ {
 		parts[i].empty = true // the future: never written
 	}
-	p := &v2Reader{messages: partitionSet{parts: parts}, server: postgresServer{}}
+	p := &Reader{messages: partitionSet{parts: parts}, server: postgresServer{}}
 	seg := func(part int, seqLo, seqHi int64) segment {
 		lo := parts[part].lo
 		if part == 0 {

@@ -1,4 +1,4 @@
-package db
+package v2
 
 import (
 	"context"
@@ -9,12 +9,12 @@ import (
 	"mirrorql/model"
 )
 
-// chunks is the statement part of ChunksOf on the v2 layout: the
+// Chunks is the statement part of ChunksOf on the v2 layout: the
 // windows of sequence numbers of each topic, merged where they overlap or
 // meet (the windows of a page's messages mostly do), each read as one page
 // of its topic in sequence order; rows carry the (1-based) windows they were
 // asked for, a row in several windows once for each.
-func (p *v2Reader) chunks(ctx context.Context, topics, los, his []int64) (rows []model.TopicMessage, of []int64, err error) {
+func (p *Reader) Chunks(ctx context.Context, topics, los, his []int64) (rows []model.TopicMessage, of []int64, err error) {
 	order := make([]int, len(topics))
 	for i := range order {
 		order[i] = i

@@ -1,4 +1,4 @@
-package db
+package v2
 
 import (
 	"context"
@@ -6,15 +6,16 @@ import (
 	"math"
 
 	"mirrorql/app"
+	"mirrorql/db/internal/driver"
 	"mirrorql/model"
 )
 
-// messageBySequence is the message of that one sequence number: read
+// MessageBySequence is the message of that one sequence number: read
 // from the one partition the topic's map names for it; and where the map
 // names none or several, or that read did not find exactly one row in an
 // unchanged partition, the page of that sequence number decides (it learns,
 // checks and falls back as every page does).
-func (p *v2Reader) messageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
+func (p *Reader) MessageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
 	part, err := p.partitionOfSequence(ctx, topic, seq)
 	if err != nil {
 		return nil, err
@@ -22,8 +23,8 @@ func (p *v2Reader) messageBySequence(ctx context.Context, topic model.EntityID, 
 	if part >= 0 {
 		pt := &p.messages.parts[part]
 		ms := make([]model.TopicMessage, 0, 2)
-		err := p.d.query(ctx, func(rows rowSource) (err error) {
-			ms, err = scanMessageRows(rows, ms, nil, nil)
+		err := p.env.Query(ctx, func(rows driver.RowSource) (err error) {
+			ms, err = driver.ScanMessageRows(rows, ms, nil, nil)
 			return err
 		}, bySequenceOneSQL(pt), int64(topic), seq)
 		if err != nil {
@@ -47,7 +48,7 @@ func (p *v2Reader) messageBySequence(ctx context.Context, topic model.EntityID, 
 // partitionOfSequence is the partition the topic's map names for the
 // sequence number: the index of the one window by name that can hold it,
 // -1 when none or several can.
-func (p *v2Reader) partitionOfSequence(ctx context.Context, topic model.EntityID, seq int64) (int, error) {
+func (p *Reader) partitionOfSequence(ctx context.Context, topic model.EntityID, seq int64) (int, error) {
 	ws, err := p.topicWindows(ctx, int64(topic))
 	if err != nil {
 		return -1, err
@@ -70,32 +71,32 @@ func (p *v2Reader) partitionOfSequence(ctx context.Context, topic model.EntityID
 // those two alone. It joins the tables, as v1's does (on Citus, where they
 // may not be joined, citusServer reads them apart instead).
 func byTimestampV2SQL(tx, msg *partition) string {
-	return byTimestampTexts.of([2]string{tx.name, msg.name}, func() string {
-		return "SELECT " + messageColumnsM + " FROM transaction AS t JOIN topic_message AS m " +
+	return byTimestampTexts.Of([2]string{tx.name, msg.name}, func() string {
+		return "SELECT " + driver.MessageColumnsM + " FROM transaction AS t JOIN topic_message AS m " +
 			"ON m.topic_id = t.entity_id AND m.consensus_timestamp = t.consensus_timestamp" + msg.within("m.consensus_timestamp") +
 			" WHERE t.consensus_timestamp = $1" + tx.within("t.consensus_timestamp") + " AND t.result = 22 AND t.type = 27 LIMIT 2"
 	})
 }
 
-var byTimestampTexts texts[[2]string] // the transaction and topic_message partitions
+var byTimestampTexts driver.Texts[[2]string] // the transaction and topic_message partitions
 
-// messageByTimestamp is MessageByTimestamp in one statement that joins
+// MessageByTimestamp is db.MessageByTimestamp in one statement that joins
 // transaction to topic_message within the partitions that hold the time (on
-// Citus, where they are not co-located, citusReader's).
-func (p *v2Reader) messageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-	return fresh(ctx, p, func(p *v2Reader) (*model.TopicMessage, error) {
+// Citus, where they are not co-located, Citus's).
+func (p *Reader) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
+	return fresh(ctx, p, func(p *Reader) (*model.TopicMessage, error) {
 		tx, msg := p.transactions.at(int64(ts)), p.messages.at(int64(ts))
 		ms := make([]model.TopicMessage, 0, 2)
-		read := func(rows rowSource) (err error) {
-			ms, err = scanMessageRows(rows, ms, nil, nil)
+		read := func(rows driver.RowSource) (err error) {
+			ms, err = driver.ScanMessageRows(rows, ms, nil, nil)
 			return err
 		}
 		var err error
 		if tx.name == "" || msg.name == "" {
 			// bounded by its constant: pruned when planned
-			err = p.d.queryPlanned(ctx, read, byTimestampV2SQL(tx, msg), int64(ts))
+			err = p.env.QueryPlanned(ctx, read, byTimestampV2SQL(tx, msg), int64(ts))
 		} else {
-			err = p.d.query(ctx, read, byTimestampV2SQL(tx, msg), int64(ts))
+			err = p.env.Query(ctx, read, byTimestampV2SQL(tx, msg), int64(ts))
 		}
 		switch {
 		case err != nil:
@@ -107,18 +108,18 @@ func (p *v2Reader) messageByTimestamp(ctx context.Context, ts model.Timestamp) (
 	})
 }
 
-// messagesByTimestamp is MessagesByTimestamp as a statement per
+// MessagesByTimestamp is db.MessagesByTimestamp as a statement per
 // timestamp within the partitions that hold it, pipelined; a time no
 // partition holds is looked up on its own.
-func (p *v2Reader) messagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
+func (p *Reader) MessagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
 	one := func(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
-		return p.messageByTimestamp(ctx, ts)
+		return p.MessageByTimestamp(ctx, ts)
 	}
 	if len(stamps) < 2 {
 		return batchV2(ctx, stamps, one)
 	}
 	var rest, inPipe []model.Timestamp
-	var ps []piped
+	var ps []driver.Piped
 	var results [][]model.TopicMessage
 	seen := make(map[model.Timestamp]bool, len(stamps))
 	for _, ts := range stamps {
@@ -134,13 +135,13 @@ func (p *v2Reader) messagesByTimestamp(ctx context.Context, stamps []model.Times
 		i := len(ps)
 		inPipe = append(inPipe, ts)
 		results = append(results, make([]model.TopicMessage, 0, 1))
-		ps = append(ps, piped{sql: byTimestampV2SQL(tx, msg), args: []any{int64(ts)},
-			read: func(rows rowSource) (err error) {
-				results[i], err = scanMessageRows(rows, results[i], nil, nil)
+		ps = append(ps, driver.Piped{SQL: byTimestampV2SQL(tx, msg), Args: []any{int64(ts)},
+			Read: func(rows driver.RowSource) (err error) {
+				results[i], err = driver.ScanMessageRows(rows, results[i], nil, nil)
 				return err
 			}})
 	}
-	if err := p.d.pipeline(ctx, ps); err != nil {
+	if err := p.env.Pipeline(ctx, ps); err != nil {
 		return nil, err
 	}
 	out := make(map[model.Timestamp]*model.TopicMessage, len(stamps))
@@ -161,7 +162,7 @@ func (p *v2Reader) messagesByTimestamp(ctx context.Context, stamps []model.Times
 func bySequenceBatchSQL(part *partition) string { return batchTexts.of(part) }
 
 var batchTexts = partitionTexts{make: func(part *partition) string {
-	return "SELECT " + messageColumnsM + " FROM unnest($1::bigint[], $2::bigint[]) AS k(topic_id, sequence_number) " +
+	return "SELECT " + driver.MessageColumnsM + " FROM unnest($1::bigint[], $2::bigint[]) AS k(topic_id, sequence_number) " +
 		"JOIN topic_message AS m ON m.topic_id = k.topic_id AND m.sequence_number = k.sequence_number" + part.within("m.consensus_timestamp")
 }}
 
@@ -170,25 +171,25 @@ var batchTexts = partitionTexts{make: func(part *partition) string {
 func bySequenceOneSQL(part *partition) string { return oneTexts.of(part) }
 
 var oneTexts = partitionTexts{make: func(part *partition) string {
-	return "SELECT " + messageColumns + " FROM topic_message" +
+	return "SELECT " + driver.MessageColumns + " FROM topic_message" +
 		" WHERE topic_id = $1 AND sequence_number = $2" + part.within("consensus_timestamp")
 }}
 
 // partitionTexts are the texts of one statement, one for each partition.
 type partitionTexts struct {
-	texts[string] // by the partition's name
-	make          func(*partition) string
+	texts driver.Texts[string] // by the partition's name
+	make  func(*partition) string
 }
 
 // of is the text for part.
 func (c *partitionTexts) of(part *partition) string {
-	return c.texts.of(part.name, func() string { return c.make(part) })
+	return c.texts.Of(part.name, func() string { return c.make(part) })
 }
 
-// messagesBySequence is MessagesBySequence on the v2 layout: a statement
+// MessagesBySequence is db.MessagesBySequence on the v2 layout: a statement
 // per partition over all its keys (on Citus a statement per partition and
-// topic: citusReader's).
-func (p *v2Reader) messagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
+// topic: Citus's).
+func (p *Reader) MessagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
 	return p.bySequence(ctx, keys, byPartition{})
 }
 
@@ -208,16 +209,16 @@ type byPartition struct{}
 func (byPartition) group(app.TopicSequence) model.EntityID { return 0 }
 
 func (byPartition) batch(part *partition, topics, seqs []int64) (string, []any) {
-	return bySequenceBatchSQL(part), []any{int64Array(topics), int64Array(seqs)}
+	return bySequenceBatchSQL(part), []any{driver.Int64Array(topics), driver.Int64Array(seqs)}
 }
 
 // bySequence looks up the keys whose topic's map names one partition for
 // them a statement per group of b (the statements pipelined); the others,
 // and any a statement did not find exactly once, one by one (their own
 // lookups learn, check and fall back as a page does).
-func (p *v2Reader) bySequence(ctx context.Context, keys []app.TopicSequence, b seqBatching) (map[app.TopicSequence]*model.TopicMessage, error) {
+func (p *Reader) bySequence(ctx context.Context, keys []app.TopicSequence, b seqBatching) (map[app.TopicSequence]*model.TopicMessage, error) {
 	one := func(ctx context.Context, k app.TopicSequence) (*model.TopicMessage, error) {
-		return p.messageBySequence(ctx, k.TopicID, k.SequenceNumber)
+		return p.MessageBySequence(ctx, k.TopicID, k.SequenceNumber)
 	}
 	if len(keys) < 2 {
 		return batchV2(ctx, keys, one)
@@ -227,11 +228,11 @@ func (p *v2Reader) bySequence(ctx context.Context, keys []app.TopicSequence, b s
 		return nil, err
 	}
 	results := make([][]model.TopicMessage, len(order))
-	ps := make([]piped, len(order))
+	ps := make([]driver.Piped, len(order))
 	for i, g := range order {
 		ps[i] = p.bySequenceStatement(g, groups[g], b, &results[i])
 	}
-	if err := p.d.pipeline(ctx, ps); err != nil {
+	if err := p.env.Pipeline(ctx, ps); err != nil {
 		return nil, err
 	}
 	out := make(map[app.TopicSequence]*model.TopicMessage, len(keys))
@@ -255,7 +256,7 @@ type seqGroup struct {
 
 // groupBySequence groups keys by the partition their topic's map names for
 // them, in the order first met; rest are those it names none for.
-func (p *v2Reader) groupBySequence(ctx context.Context, keys []app.TopicSequence, b seqBatching) (groups map[seqGroup][]app.TopicSequence, order []seqGroup, rest []app.TopicSequence, err error) {
+func (p *Reader) groupBySequence(ctx context.Context, keys []app.TopicSequence, b seqBatching) (groups map[seqGroup][]app.TopicSequence, order []seqGroup, rest []app.TopicSequence, err error) {
 	groups = map[seqGroup][]app.TopicSequence{}
 	for _, k := range keys {
 		part, err := p.partitionOfSequence(ctx, k.TopicID, k.SequenceNumber)
@@ -277,7 +278,7 @@ func (p *v2Reader) groupBySequence(ctx context.Context, keys []app.TopicSequence
 
 // bySequenceStatement is the statement of group g's keys ks (b's batch when
 // they are several), its rows read into *result.
-func (p *v2Reader) bySequenceStatement(g seqGroup, ks []app.TopicSequence, b seqBatching, result *[]model.TopicMessage) piped {
+func (p *Reader) bySequenceStatement(g seqGroup, ks []app.TopicSequence, b seqBatching, result *[]model.TopicMessage) driver.Piped {
 	topics, seqs := make([]int64, len(ks)), make([]int64, len(ks))
 	for j, k := range ks {
 		topics[j], seqs[j] = int64(k.TopicID), k.SequenceNumber
@@ -290,9 +291,9 @@ func (p *v2Reader) bySequenceStatement(g seqGroup, ks []app.TopicSequence, b seq
 	if len(ks) > 1 {
 		sql, args = b.batch(part, topics, seqs)
 	}
-	return piped{sql: sql, args: args,
-		read: func(rs rowSource) (err error) {
-			*result, err = scanMessageRows(rs, *result, nil, nil)
+	return driver.Piped{SQL: sql, Args: args,
+		Read: func(rs driver.RowSource) (err error) {
+			*result, err = driver.ScanMessageRows(rs, *result, nil, nil)
 			return err
 		}}
 }

@@ -1,4 +1,4 @@
-package db
+package v2
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"mirrorql/app"
+	"mirrorql/db/internal/driver"
 	"mirrorql/model"
 )
 
@@ -25,7 +26,7 @@ import (
 // of one partition returns its own: a reset truncates every partition, and
 // windows learned before it may leave out where the messages are now.
 func activityBoundsSQL(block partition) string {
-	return activityTexts.of(activityKey{block.lo, block.hi, block.check}, func() string {
+	return activityTexts.Of(activityKey{block.lo, block.hi, block.check}, func() string {
 		return "SELECT " + block.check + ", b.i, coalesce((SELECT t.sequence_number FROM topic_message AS t WHERE t.topic_id = $1 " +
 			"AND t.consensus_timestamp >= b.lo AND t.consensus_timestamp < b.hi " +
 			"AND t.consensus_timestamp >= $4 AND t.consensus_timestamp < $5" + block.within("t.consensus_timestamp") +
@@ -56,13 +57,13 @@ type activityKey struct {
 	check  string
 }
 
-var activityTexts texts[activityKey]
+var activityTexts driver.Texts[activityKey]
 
-// firsts is Activity on the v2 layout: the first sequence number at or
+// Firsts is Activity on the v2 layout: the first sequence number at or
 // after each boundary, read window by window from the oldest window that
 // can hold it, stopping as soon as every boundary has one.
-func (p *v2Reader) firsts(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
-	return fresh(ctx, p, func(p *v2Reader) ([]int64, error) { return p.activityWindows(ctx, topic, bounds) })
+func (p *Reader) Firsts(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
+	return fresh(ctx, p, func(p *Reader) ([]int64, error) { return p.activityWindows(ctx, topic, bounds) })
 }
 
 // activityWindows plans each pass over the topic's windows
@@ -70,7 +71,7 @@ func (p *v2Reader) firsts(ctx context.Context, topic model.EntityID, bounds []mo
 // windows had no message after on to the next window (activityPlan.next),
 // until every boundary has its first sequence number or no window is left;
 // past the topic's last message the first is the last plus one.
-func (p *v2Reader) activityWindows(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
+func (p *Reader) activityWindows(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
 	ws, err := p.topicWindows(ctx, int64(topic))
 	if err != nil {
 		return nil, err
@@ -109,19 +110,19 @@ func (p *v2Reader) activityWindows(ctx context.Context, topic model.EntityID, bo
 // partitions its windows fall in (blockOf), and puts the first sequence
 // numbers they find into firsts; errStale when a partition they read was
 // truncated since the map was learned.
-func (p *v2Reader) runActivity(ctx context.Context, topic model.EntityID, stmts []activityStatement, firsts []int64) error {
+func (p *Reader) runActivity(ctx context.Context, topic model.EntityID, stmts []activityStatement, firsts []int64) error {
 	checks := make([]*int64, len(stmts))
 	blocks := make([]*partition, len(stmts)) // the partition each statement checks
-	ps := make([]piped, len(stmts))
+	ps := make([]driver.Piped, len(stmts))
 	for n := range stmts {
 		st := &stmts[n]
 		block := p.messages.blockOf(st.lo, st.hi)
 		checks[n], blocks[n] = new(int64), &block
 		c := checks[n]
-		ps[n] = piped{
-			sql:  activityBoundsSQL(block),
-			args: []any{int64(topic), int64Array(st.los), int64Array(st.his), st.lo, st.hi},
-			read: func(rows rowSource) error {
+		ps[n] = driver.Piped{
+			SQL:  activityBoundsSQL(block),
+			Args: []any{int64(topic), driver.Int64Array(st.los), driver.Int64Array(st.his), st.lo, st.hi},
+			Read: func(rows driver.RowSource) error {
 				var k, seq int64
 				for rows.Next() {
 					if err := rows.Scan(c, &k, &seq); err != nil {
@@ -135,7 +136,7 @@ func (p *v2Reader) runActivity(ctx context.Context, topic model.EntityID, stmts 
 			},
 		}
 	}
-	if err := p.server.checked(ctx, p.d, ps, blocks, checks); err != nil {
+	if err := p.server.checked(ctx, p.env, ps, blocks, checks); err != nil {
 		return err
 	}
 	for i, check := range checks {
@@ -219,8 +220,8 @@ func (pl *activityPlan) next() (behind bool) {
 	return behind
 }
 
-// latestMessages is LatestMessages on the v2 layout, a topic at a time.
-func (p *v2Reader) latestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
+// LatestMessages is db.LatestMessages on the v2 layout, a topic at a time.
+func (p *Reader) LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
 	out := make(map[model.EntityID]*model.TopicMessage, len(topics))
 	for _, t := range topics {
 		m, err := p.latest(ctx, t)
@@ -238,7 +239,7 @@ func (p *v2Reader) latestMessages(ctx context.Context, topics []model.EntityID) 
 // newest windows first. The condition on the sequence number, true of every
 // message, makes it the by-sequence page, which walks the (topic_id,
 // sequence_number) index backward as v1's latestMessagesSQL does.
-func (p *v2Reader) latest(ctx context.Context, topic model.EntityID) (*model.TopicMessage, error) {
+func (p *Reader) latest(ctx context.Context, topic model.EntityID) (*model.TopicMessage, error) {
 	rows, err := p.messagesOfTopic(ctx, app.MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc,
 		SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: math.MinInt64}}})
 	if err != nil || len(rows) == 0 {

@@ -1,4 +1,4 @@
-package db
+package v2
 
 import (
 	"slices"

@@ -1,4 +1,4 @@
-package db
+package v2
 
 import (
 	"context"
@@ -7,10 +7,11 @@ import (
 	"strconv"
 
 	"mirrorql/app"
+	"mirrorql/db/internal/driver"
 	"mirrorql/model"
 )
 
-// A page of a topic's messages on the v2 layout (v2_reader.go tells the
+// A page of a topic's messages on the v2 layout (reader.go tells the
 // model): its filter as the statements take it (pageQueryOf), planned on the
 // topic's windows (planPage: which windows, and which statement reads
 // each), the plan run statement by statement (runPage).
@@ -18,12 +19,12 @@ import (
 // messagesOfTopic is one topic's page (messagesOfTopics asks it of each
 // topic, and the lookups a map cannot place ask it of one key), answered
 // anew on a catalog read again when the database changed under it (fresh).
-func (p *v2Reader) messagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
-	return fresh(ctx, p, func(p *v2Reader) ([]model.TopicMessage, error) { return p.pageOf(ctx, &f) })
+func (p *Reader) messagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
+	return fresh(ctx, p, func(p *Reader) ([]model.TopicMessage, error) { return p.pageOf(ctx, &f) })
 }
 
 // pageOf plans f's page on the topic's windows and runs the plan.
-func (p *v2Reader) pageOf(ctx context.Context, f *app.MessageFilter) ([]model.TopicMessage, error) {
+func (p *Reader) pageOf(ctx context.Context, f *app.MessageFilter) ([]model.TopicMessage, error) {
 	q, ok := pageQueryOf(f)
 	if !ok {
 		return []model.TopicMessage{}, nil
@@ -44,29 +45,29 @@ type pageQuery struct {
 	shape         pageShape
 	desc          bool
 	seq, ts       model.Range
-	seqNot, tsNot string // the exclusion lists the shape binds, as bound (notArray)
+	seqNot, tsNot string // the exclusion lists the shape binds, as bound (NotArray)
 	limit         int
 }
 
 // pageQueryOf is f's page as a query; false when f admits no message, or
 // asks for none.
 func pageQueryOf(f *app.MessageFilter) (pageQuery, bool) {
-	seq, ts, ok := filterRanges(f)
+	seq, ts, ok := driver.FilterRanges(f)
 	if !ok || f.Limit <= 0 {
 		return pageQuery{}, false
 	}
 	q := pageQuery{topic: int64(f.TopicID), shape: shapeMixed, desc: f.Order == model.Desc, seq: seq, ts: ts, limit: f.Limit}
 	switch {
-	case filterBySequence(f):
+	case driver.FilterBySequence(f):
 		q.shape = shapeSequence
 	case len(f.SequenceNumber) == 0:
 		q.shape = shapeTimestamp
 	}
 	if q.shape != shapeTimestamp {
-		q.seqNot = notArray(seq)
+		q.seqNot = driver.NotArray(seq)
 	}
 	if q.shape != shapeSequence {
-		q.tsNot = notArray(ts)
+		q.tsNot = driver.NotArray(ts)
 	}
 	return q, true
 }
@@ -189,7 +190,7 @@ func (q *pageQuery) args(s pageStep) []any {
 // which vouches that the catalog is current (readChecked); a window on the
 // parent is counted as a fallback, and a tail that held rows has the
 // topic's map forgotten (it is behind: learned again next time).
-func (p *v2Reader) runPage(ctx context.Context, q *pageQuery, pl *pagePlan) ([]model.TopicMessage, error) {
+func (p *Reader) runPage(ctx context.Context, q *pageQuery, pl *pagePlan) ([]model.TopicMessage, error) {
 	r := &pageRows{out: make([]model.TopicMessage, 0, min(pl.limit, 128))}
 	found := false
 	for {
@@ -202,15 +203,15 @@ func (p *v2Reader) runPage(ctx context.Context, q *pageQuery, pl *pagePlan) ([]m
 		switch s.kind {
 		case stepPartition:
 			part := &p.messages.parts[s.first]
-			err = p.readChecked(ctx, piped{sql: sliceSQL(q.shape, q.desc, part), args: q.args(s), read: r.read}, part, r)
+			err = p.readChecked(ctx, driver.Piped{SQL: sliceSQL(q.shape, q.desc, part), Args: q.args(s), Read: r.read}, part, r)
 		case stepRun:
 			block := runBlockOf(p.messages.parts, int(s.first), int(s.last))
-			err = p.readChecked(ctx, piped{sql: runSQL(q.shape, q.desc, block), args: q.args(s), read: r.read}, &block, r)
+			err = p.readChecked(ctx, driver.Piped{SQL: runSQL(q.shape, q.desc, block), Args: q.args(s), Read: r.read}, &block, r)
 		case stepCheck:
 			err = p.checkCatalog(ctx, s.first)
 		default:
 			sql, args := sliceSQL(q.shape, q.desc, wholeTable()), q.args(s)
-			err = p.d.queryPlanned(ctx, r.read, sql, args...)
+			err = p.env.QueryPlanned(ctx, r.read, sql, args...)
 			if s.why != whyTail {
 				p.state.fallbacks.add(s.why, 1) // the map could not vouch for this stretch
 			} else if len(r.out) > before {
@@ -232,8 +233,8 @@ type pageRows struct {
 	check int64
 }
 
-func (r *pageRows) read(rows rowSource) (err error) {
-	r.out, err = scanMessageRows(rows, r.out, []any{&r.check}, nil)
+func (r *pageRows) read(rows driver.RowSource) (err error) {
+	r.out, err = driver.ScanMessageRows(rows, r.out, []any{&r.check}, nil)
 	return err
 }
 
@@ -241,9 +242,9 @@ func (r *pageRows) read(rows rowSource) (err error) {
 // window's, or a run's block) with its check (v2Server.checked): rows read
 // from a partition whose storage is not the catalog's (a reset) are
 // errStale.
-func (p *v2Reader) readChecked(ctx context.Context, read piped, part *partition, r *pageRows) error {
+func (p *Reader) readChecked(ctx context.Context, read driver.Piped, part *partition, r *pageRows) error {
 	before := len(r.out)
-	if err := p.server.checked(ctx, p.d, []piped{read}, []*partition{part}, []*int64{&r.check}); err != nil {
+	if err := p.server.checked(ctx, p.env, []driver.Piped{read}, []*partition{part}, []*int64{&r.check}); err != nil {
 		return err
 	}
 	if len(r.out) > before && r.check != part.filenode {
@@ -254,7 +255,7 @@ func (p *v2Reader) readChecked(ctx context.Context, read piped, part *partition,
 
 // checkCatalog is errStale when the partition (the first one when part < 0)
 // was truncated or detached since the catalog was read.
-func (p *v2Reader) checkCatalog(ctx context.Context, part int32) error {
+func (p *Reader) checkCatalog(ctx context.Context, part int32) error {
 	parts := p.messages.parts
 	if len(parts) == 0 {
 		return nil
@@ -263,7 +264,7 @@ func (p *v2Reader) checkCatalog(ctx context.Context, part int32) error {
 		part = 0
 	}
 	var check int64
-	read := func(rows rowSource) error {
+	read := func(rows driver.RowSource) error {
 		for rows.Next() {
 			if err := rows.Scan(&check); err != nil {
 				return err
@@ -271,7 +272,7 @@ func (p *v2Reader) checkCatalog(ctx context.Context, part int32) error {
 		}
 		return rows.Err()
 	}
-	if err := p.d.query(ctx, read, checkPartitionSQL, parts[part].name); err != nil {
+	if err := p.env.Query(ctx, read, checkPartitionSQL, parts[part].name); err != nil {
 		return err
 	}
 	if check != parts[part].filenode {
@@ -280,7 +281,7 @@ func (p *v2Reader) checkCatalog(ctx context.Context, part int32) error {
 	return nil
 }
 
-// pageShape is one of the page statements' condition sets (message_pages.go).
+// pageShape is one of the page statements' condition sets (driver's statements.go).
 type pageShape int
 
 const (
@@ -294,11 +295,11 @@ const (
 func (s pageShape) text() (conds, order, limit string) {
 	switch s {
 	case shapeSequence:
-		return pageSequenceRange, "sequence_number", "$5"
+		return driver.PageSequenceRange, "sequence_number", "$5"
 	case shapeTimestamp:
-		return pageTimestampRange, "consensus_timestamp", "$5"
+		return driver.PageTimestampRange, "consensus_timestamp", "$5"
 	}
-	return pageBothRanges, "consensus_timestamp", "$8"
+	return driver.PageBothRanges, "consensus_timestamp", "$8"
 }
 
 // order is a page's direction as a sort order.
@@ -309,14 +310,6 @@ func order(desc bool) model.Order {
 	return model.Asc
 }
 
-// direction is the SQL keyword of a sort order.
-func direction(o model.Order) string {
-	if o == model.Desc {
-		return "DESC"
-	}
-	return "ASC"
-}
-
 type sliceKey struct {
 	shape pageShape
 	desc  bool
@@ -324,14 +317,14 @@ type sliceKey struct {
 	check string // the partition's check column (v2Server.checkColumn)
 }
 
-var sliceTexts texts[sliceKey]
+var sliceTexts driver.Texts[sliceKey]
 
 // sliceSQL is the page statement of a shape and order on partition p (by
 // its name), or, for the parent (wholeTable), on the parent bounded by two
 // more parameters. Its first column is the partition's check (0 on the
 // parent). The name was quoted when the catalog was read.
 func sliceSQL(shape pageShape, desc bool, p *partition) string {
-	return sliceTexts.of(sliceKey{shape: shape, desc: desc, table: p.name, check: p.check}, func() string {
+	return sliceTexts.Of(sliceKey{shape: shape, desc: desc, table: p.name, check: p.check}, func() string {
 		conds, by, limit := shape.text()
 		check, bounds := p.check, p.within("consensus_timestamp")
 		switch {
@@ -341,8 +334,8 @@ func sliceSQL(shape pageShape, desc bool, p *partition) string {
 		default:
 			check, bounds = "0::bigint", " AND consensus_timestamp >= $6 AND consensus_timestamp < $7"
 		}
-		return "SELECT " + check + ", " + messageColumns + " FROM topic_message WHERE topic_id = $1" + conds + bounds +
-			" ORDER BY " + by + " " + direction(order(desc)) + " LIMIT " + limit
+		return "SELECT " + check + ", " + driver.MessageColumns + " FROM topic_message WHERE topic_id = $1" + conds + bounds +
+			" ORDER BY " + by + " " + driver.Direction(order(desc)) + " LIMIT " + limit
 	})
 }
 
@@ -354,7 +347,7 @@ type runKey struct {
 	check  string // the check column of the block's first partition
 }
 
-var runTexts texts[runKey]
+var runTexts driver.Texts[runKey]
 
 // runSQL is the page statement of a run of windows: one statement on the
 // parent table bounded by the run's first lo and last hi, which its generic
@@ -378,17 +371,17 @@ var runTexts texts[runKey]
 // would hold every partition, and every execution lock them all (most
 // past the 16 a backend locks cheaply) before pruning.
 func runSQL(shape pageShape, desc bool, block partition) string {
-	return runTexts.of(runKey{shape: shape, desc: desc, lo: block.lo, hi: block.hi, check: block.check}, func() string {
+	return runTexts.Of(runKey{shape: shape, desc: desc, lo: block.lo, hi: block.hi, check: block.check}, func() string {
 		conds, by, limit := shape.text()
 		n := 6
 		if shape == shapeMixed {
 			n = 9
 		}
 		arg := func(i int) string { return "$" + strconv.Itoa(n+i) }
-		return "SELECT " + block.check + ", " + messageColumns +
+		return "SELECT " + block.check + ", " + driver.MessageColumns +
 			" FROM topic_message WHERE topic_id = $1" + conds +
 			" AND consensus_timestamp >= " + arg(0) + " AND consensus_timestamp < " + arg(1) + block.within("consensus_timestamp") +
-			" ORDER BY " + by + " " + direction(order(desc)) + " LIMIT " + limit
+			" ORDER BY " + by + " " + driver.Direction(order(desc)) + " LIMIT " + limit
 	})
 }
 
@@ -465,9 +458,9 @@ func runOf(todo []window, remaining int64) int {
 	return n
 }
 
-// messagesOfTopics is MessagesOfTopics (and MessagesOfTopic's one topic) on
+// MessagesOfTopics is db.MessagesOfTopics (and MessagesOfTopic's one topic) on
 // the v2 layout: a page per topic.
-func (p *v2Reader) messagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
+func (p *Reader) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
 	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
 	sorted := append([]model.EntityID(nil), topics...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })

@@ -1,8 +1,10 @@
-package db
+package v2
 
 import (
 	"context"
 	"math"
+
+	"mirrorql/db/internal/driver"
 )
 
 // v2Server is what the v2 reader's statements do differently on the two
@@ -10,14 +12,14 @@ import (
 //
 //   - one PostgreSQL server (postgresServer): a statement runs where the
 //     catalog was read;
-//   - a Citus coordinator (citusServer, v2_citus.go): a statement on a
+//   - a Citus coordinator (citusServer, citus.go): a statement on a
 //     distributed table runs on the worker that holds its shard, against
 //     that worker's catalog, and the coordinator's partitions hold no rows.
 //
 // The reads Citus answers otherwise altogether (a message by timestamp, the
-// batches, the live poll) are citusReader's, the v2 reader with those
-// methods overridden. newReader chooses the server with the reader, where
-// the layout is learned; the reads call it and never ask which they have.
+// batches, the live poll) are Citus's, the v2 reader with those
+// methods overridden. db's newReader chooses the server with the reader
+// (New or NewCitus), where the layout is learned; the reads call it and never ask which they have.
 type v2Server interface {
 	// checkColumn is the first column of a statement that reads through
 	// partition p: p's storage where the statement runs against the catalog
@@ -29,7 +31,7 @@ type v2Server interface {
 	// on return each check holds its partition's storage as the server
 	// whose catalog was read sees it now (checkSQL's value; -1 for the
 	// table itself).
-	checked(ctx context.Context, d *DB, ps []piped, parts []*partition, checks []*int64) error
+	checked(ctx context.Context, x driver.Exec, ps []driver.Piped, parts []*partition, checks []*int64) error
 	// sizesKnown: the catalog's partition sizes are their rows' (not on a
 	// coordinator, whose partitions hold none: the shards do).
 	sizesKnown() bool
@@ -38,8 +40,8 @@ type v2Server interface {
 	// to the first partition the tail leaves out.
 	tail(parts []partition, from int, below, now int64, until *int64) []window
 	// reader is p as this server's reader: p itself, or on Citus p with
-	// the reads a coordinator answers otherwise (citusReader).
-	reader(p *v2Reader) reader
+	// the reads a coordinator answers otherwise (Citus).
+	reader(p *Reader) driver.Reader
 }
 
 // postgresServer is v2Server on one PostgreSQL server.
@@ -54,13 +56,13 @@ func (postgresServer) checkColumn(p *partition) string {
 }
 
 // checked: each statement returned the check itself.
-func (postgresServer) checked(ctx context.Context, d *DB, ps []piped, _ []*partition, _ []*int64) error {
-	return d.pipeline(ctx, ps)
+func (postgresServer) checked(ctx context.Context, x driver.Exec, ps []driver.Piped, _ []*partition, _ []*int64) error {
+	return x.Pipeline(ctx, ps)
 }
 
 func (postgresServer) sizesKnown() bool { return true }
 
-func (postgresServer) reader(p *v2Reader) reader { return p }
+func (postgresServer) reader(p *Reader) driver.Reader { return p }
 
 // tail: partition by partition, those that are current or past, and later
 // ones that held rows when the catalog was read (test data; the importer

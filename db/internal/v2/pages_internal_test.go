@@ -1,4 +1,4 @@
-package db
+package v2
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"mirrorql/app"
+	"mirrorql/db/internal/driver"
 	"mirrorql/model"
 )
 
@@ -218,8 +219,8 @@ func TestRunOf(t *testing.T) {
 
 func TestDirection(t *testing.T) {
 	for o, want := range map[model.Order]string{model.Asc: "ASC", model.Desc: "DESC", "": "ASC", "bogus": "ASC"} {
-		if got := direction(o); got != want {
-			t.Errorf("direction(%q) = %q, want %q", o, got, want)
+		if got := driver.Direction(o); got != want {
+			t.Errorf("driver.Direction(%q) = %q, want %q", o, got, want)
 		}
 	}
 }

@@ -1,22 +1,23 @@
-package db
+package v1
 
 import (
 	"strings"
 	"testing"
 
+	"mirrorql/db/internal/driver"
 	"mirrorql/model"
 )
 
-// messageColumnsM spells out messageColumns with the m. alias by hand (a
+// MessageColumnsM spells out MessageColumns with the m. alias by hand (a
 // constant cannot call prefixed); it must stay the same list, in the same
-// order, that scanMessages reads.
+// order, that ScanMessages reads.
 func TestMessageColumnsOfAlias(t *testing.T) {
-	if want := prefixed("m.", messageColumns); messageColumnsM != want {
-		t.Errorf("messageColumnsM is\n%s\nwant\n%s", messageColumnsM, want)
+	if want := driver.Prefixed("m.", driver.MessageColumns); driver.MessageColumnsM != want {
+		t.Errorf("driver.MessageColumnsM is\n%s\nwant\n%s", driver.MessageColumnsM, want)
 	}
 	for _, q := range []string{messageByTimestampSQL, messagesBySequenceSQL, messagesByTimestampSQL} {
-		if !strings.HasPrefix(q, "SELECT "+messageColumnsM+" FROM") {
-			t.Errorf("does not select messageColumnsM: %s", q)
+		if !strings.HasPrefix(q, "SELECT "+driver.MessageColumnsM+" FROM") {
+			t.Errorf("does not select driver.MessageColumnsM: %s", q)
 		}
 	}
 }

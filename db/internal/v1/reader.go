@@ -1,4 +1,6 @@
-package db
+// Package v1 is the query layer's reader of the mirror node's v1 layout
+// (db/internal/driver tells what a reader is).
+package v1
 
 import (
 	"context"
@@ -6,30 +8,35 @@ import (
 	"slices"
 
 	"mirrorql/app"
+	"mirrorql/db/internal/driver"
 	"mirrorql/model"
 )
 
-// v1Reader is the reader of the mirror node's v1 layout: plain tables, each
+// Reader is the reader of the mirror node's v1 layout: plain tables, each
 // question one statement, a batch one statement over unnest(…), its
-// statements beside it in v1_statements.go. It is also the reader before
+// statements beside it in statements.go. It is also the reader before
 // the layout is learned: on either layout its answers are right.
-type v1Reader struct {
-	d *DB
-	l Layout
+type Reader struct {
+	env *driver.Env
+	l   driver.Layout
 }
 
-// next is r while the layout is the same.
-func (r *v1Reader) next(ctx context.Context, l Layout) (reader, error) {
+// New is the reader of layout l (db's newReader; db's reader before the
+// layout is learned, of the zero layout).
+func New(env *driver.Env, l driver.Layout) *Reader { return &Reader{env: env, l: l} }
+
+// Next is r while the layout is the same.
+func (r *Reader) Next(ctx context.Context, l driver.Layout) (driver.Reader, error) {
 	if l == r.l {
 		return r, nil
 	}
-	return newReader(ctx, r.d, l, nil)
+	return r.env.Choose(ctx, l, r)
 }
 
-func (r *v1Reader) latestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
+func (r *Reader) LatestMessages(ctx context.Context, topics []model.EntityID) (map[model.EntityID]*model.TopicMessage, error) {
 	rows := make([]model.TopicMessage, 0, len(topics))
-	read := func(r rowSource) (err error) { rows, err = scanMessages(r, rows); return err }
-	if err := r.d.query(ctx, read, latestMessagesSQL, int64Array(topics)); err != nil {
+	read := func(r driver.RowSource) (err error) { rows, err = driver.ScanMessages(r, rows); return err }
+	if err := r.env.Query(ctx, read, latestMessagesSQL, driver.Int64Array(topics)); err != nil {
 		return nil, err
 	}
 	out := make(map[model.EntityID]*model.TopicMessage, len(rows))
@@ -39,9 +46,9 @@ func (r *v1Reader) latestMessages(ctx context.Context, topics []model.EntityID) 
 	return out, nil
 }
 
-func (r *v1Reader) firsts(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
+func (r *Reader) Firsts(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
 	firsts := make([]int64, 0, len(bounds))
-	read := func(rows rowSource) error {
+	read := func(rows driver.RowSource) error {
 		for rows.Next() {
 			var seq int64
 			if err := rows.Scan(&seq); err != nil {
@@ -51,37 +58,37 @@ func (r *v1Reader) firsts(ctx context.Context, topic model.EntityID, bounds []mo
 		}
 		return rows.Err()
 	}
-	// arrays travel as text literals (int64Array)
-	if err := r.d.query(ctx, read, activitySQL, int64(topic), int64Array(bounds)); err != nil {
+	// arrays travel as text literals (Int64Array)
+	if err := r.env.Query(ctx, read, activitySQL, int64(topic), driver.Int64Array(bounds)); err != nil {
 		return nil, err
 	}
 	return firsts, nil
 }
 
-func (r *v1Reader) chunks(ctx context.Context, topics, los, his []int64) ([]model.TopicMessage, []int64, error) {
+func (r *Reader) Chunks(ctx context.Context, topics, los, his []int64) ([]model.TopicMessage, []int64, error) {
 	var (
 		rows   = make([]model.TopicMessage, 0, 2*len(topics))
 		window int64
 		of     = make([]int64, 0, 2*len(topics)) // the window of each row
 	)
-	read := func(rs rowSource) (err error) {
-		rows, err = scanMessageRows(rs, rows, []any{&window}, func() { of = append(of, window) })
+	read := func(rs driver.RowSource) (err error) {
+		rows, err = driver.ScanMessageRows(rs, rows, []any{&window}, func() { of = append(of, window) })
 		return err
 	}
-	if err := r.d.query(ctx, read, chunksSQL, int64Array(topics), int64Array(los), int64Array(his)); err != nil {
+	if err := r.env.Query(ctx, read, chunksSQL, driver.Int64Array(topics), driver.Int64Array(los), driver.Int64Array(his)); err != nil {
 		return nil, nil, err
 	}
 	return rows, of, nil
 }
 
-// livePoll sends livePollSQL. The topics travel as an array literal (text),
+// LivePoll sends livePollSQL. The topics travel as an array literal (text),
 // as the point lookups' keys do: the EXPLAIN tests write the statement's
 // values as literals.
-func (r *v1Reader) livePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, lp *livePollRows) error {
-	return r.d.query(ctx, lp.read, livePollSQL, int64(after), int64Array(topics), int64(limit))
+func (r *Reader) LivePoll(ctx context.Context, after model.Timestamp, topics []model.EntityID, limit int, lp *driver.LivePollRows) error {
+	return r.env.Query(ctx, lp.Read, livePollSQL, int64(after), driver.Int64Array(topics), int64(limit))
 }
 
-func (r *v1Reader) messagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
+func (r *Reader) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
 	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
 	if len(topics) == 0 {
 		return out, nil
@@ -90,7 +97,7 @@ func (r *v1Reader) messagesOfTopics(ctx context.Context, topics []model.EntityID
 	// rarely full (the live streams' reads ask for a thousand rows and
 	// mostly find a few): such pages grow as their rows come.
 	rows := make([]model.TopicMessage, 0, min(max(f.Limit, 0)*len(topics), 128*len(topics), 1024))
-	read := func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err }
+	read := func(rs driver.RowSource) (err error) { rows, err = driver.ScanMessages(rs, rows); return err }
 	if err := r.messagePage(ctx, f, topics, read); err != nil {
 		return nil, err
 	}
@@ -121,8 +128,8 @@ func groupByTopic(out map[model.EntityID][]model.TopicMessage, rows []model.Topi
 // admits no message sends nothing. One topic of topics (a lone topic's page
 // in GraphQL) is asked with its own page's statement, which costs less to
 // run and to read than the array's.
-func (r *v1Reader) messagePage(ctx context.Context, f app.MessageFilter, topics []model.EntityID, read func(rowSource) error) error {
-	seq, ts, ok := filterRanges(&f)
+func (r *Reader) messagePage(ctx context.Context, f app.MessageFilter, topics []model.EntityID, read func(driver.RowSource) error) error {
+	seq, ts, ok := driver.FilterRanges(&f)
 	if !ok {
 		return nil
 	}
@@ -132,16 +139,16 @@ func (r *v1Reader) messagePage(ctx context.Context, f app.MessageFilter, topics 
 	bySeq, byTs, mixed := pageStatements(topics != nil, f.Order)
 	var topic any = int64(f.TopicID)
 	if topics != nil {
-		topic = int64Array(topics)
+		topic = driver.Int64Array(topics)
 	}
 	limit := int64(f.Limit)
 	switch {
-	case filterBySequence(&f):
-		return r.d.query(ctx, read, bySeq, topic, seq.Lo, seq.Hi, notArray(seq), limit)
+	case driver.FilterBySequence(&f):
+		return r.env.Query(ctx, read, bySeq, topic, seq.Lo, seq.Hi, driver.NotArray(seq), limit)
 	case len(f.SequenceNumber) == 0:
-		return r.d.query(ctx, read, byTs, topic, ts.Lo, ts.Hi, notArray(ts), limit)
+		return r.env.Query(ctx, read, byTs, topic, ts.Lo, ts.Hi, driver.NotArray(ts), limit)
 	}
-	return r.d.queryPlanned(ctx, read, mixed, topic, seq.Lo, seq.Hi, notArray(seq), ts.Lo, ts.Hi, notArray(ts), limit)
+	return r.env.QueryPlanned(ctx, read, mixed, topic, seq.Lo, seq.Hi, driver.NotArray(seq), ts.Lo, ts.Hi, driver.NotArray(ts), limit)
 }
 
 // pageStatements are the page statements of an order, for one topic or for
@@ -158,18 +165,18 @@ func pageStatements(many bool, o model.Order) (bySeq, byTs, mixed string) {
 	return messagePagesBySequenceDesc, messagePagesByTimestampDesc, messagePagesMixedDesc
 }
 
-func (r *v1Reader) messageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
+func (r *Reader) MessageBySequence(ctx context.Context, topic model.EntityID, seq int64) (*model.TopicMessage, error) {
 	return r.oneMessage(ctx, messageBySequenceSQL, int64(topic), seq)
 }
 
-func (r *v1Reader) messageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
+func (r *Reader) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*model.TopicMessage, error) {
 	return r.oneMessage(ctx, messageByTimestampSQL, int64(ts))
 }
 
 // oneMessage runs a lookup: app.ErrNotFound for no row or several.
-func (r *v1Reader) oneMessage(ctx context.Context, query string, args ...any) (*model.TopicMessage, error) {
+func (r *Reader) oneMessage(ctx context.Context, query string, args ...any) (*model.TopicMessage, error) {
 	ms := make([]model.TopicMessage, 0, 2)
-	if err := r.d.query(ctx, func(rows rowSource) (err error) { ms, err = scanMessages(rows, ms); return err }, query, args...); err != nil {
+	if err := r.env.Query(ctx, func(rows driver.RowSource) (err error) { ms, err = driver.ScanMessages(rows, ms); return err }, query, args...); err != nil {
 		return nil, err
 	}
 	if len(ms) != 1 {
@@ -178,7 +185,7 @@ func (r *v1Reader) oneMessage(ctx context.Context, query string, args ...any) (*
 	return &ms[0], nil
 }
 
-func (r *v1Reader) messagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
+func (r *Reader) MessagesBySequence(ctx context.Context, keys []app.TopicSequence) (map[app.TopicSequence]*model.TopicMessage, error) {
 	out := make(map[app.TopicSequence]*model.TopicMessage, len(keys))
 	if len(keys) == 0 {
 		return out, nil
@@ -189,8 +196,8 @@ func (r *v1Reader) messagesBySequence(ctx context.Context, keys []app.TopicSeque
 		topics[i], seqs[i] = int64(k.TopicID), k.SequenceNumber
 	}
 	rows := make([]model.TopicMessage, 0, len(keys))
-	err := r.d.query(ctx, func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err },
-		messagesBySequenceSQL, int64Array(topics), int64Array(seqs))
+	err := r.env.Query(ctx, func(rs driver.RowSource) (err error) { rows, err = driver.ScanMessages(rs, rows); return err },
+		messagesBySequenceSQL, driver.Int64Array(topics), driver.Int64Array(seqs))
 	if err != nil {
 		return nil, fmt.Errorf("%d messages by sequence number: %w", len(keys), err)
 	}
@@ -200,13 +207,13 @@ func (r *v1Reader) messagesBySequence(ctx context.Context, keys []app.TopicSeque
 	return out, nil
 }
 
-func (r *v1Reader) messagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
+func (r *Reader) MessagesByTimestamp(ctx context.Context, stamps []model.Timestamp) (map[model.Timestamp]*model.TopicMessage, error) {
 	// Each timestamp once: a row found twice below means two messages at
 	// that time, not a timestamp asked twice.
 	stamps = slices.Compact(slices.Sorted(slices.Values(stamps)))
 	rows := make([]model.TopicMessage, 0, len(stamps))
-	err := r.d.query(ctx, func(rs rowSource) (err error) { rows, err = scanMessages(rs, rows); return err },
-		messagesByTimestampSQL, int64Array(stamps))
+	err := r.env.Query(ctx, func(rs driver.RowSource) (err error) { rows, err = driver.ScanMessages(rs, rows); return err },
+		messagesByTimestampSQL, driver.Int64Array(stamps))
 	if err != nil {
 		return nil, fmt.Errorf("%d messages by timestamp: %w", len(stamps), err)
 	}

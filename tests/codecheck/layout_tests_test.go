@@ -22,7 +22,7 @@ func TestLayoutTestsAskTheirLayouts(t *testing.T) {
 		t.Fatal("Makefile: no LAYOUT_TESTS")
 	}
 	found := map[string]bool{}
-	for _, dir := range []string{"db", "tests", "graph", "live", "seed", "service", "app/memstore"} {
+	for _, dir := range []string{"db", "db/internal/driver", "db/internal/v1", "db/internal/v2", "tests", "graph", "live", "seed", "service", "app/memstore"} {
 		funcs := testFuncs(t, filepath.Join(repoRoot, dir))
 		for _, name := range names {
 			fn, ok := funcs[name]

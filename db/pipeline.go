@@ -62,16 +62,25 @@ func (d *DB) pipelinePgx(ctx context.Context, ps []driver.Piped) error {
 
 func sendPipeline(ctx context.Context, c *pgx.Conn, ps []driver.Piped) error {
 	var b pgconn.Batch
+	// One builder for the lot: the batch encodes each statement's values
+	// at once, and keeps only its result formats, which go into formats,
+	// a slice of them each (appended, never written over).
+	var eqb pgx.ExtendedQueryBuilder
+	var formats []int16
 	for _, s := range ps {
 		sd, err := c.Prepare(ctx, s.SQL, s.SQL)
 		if err != nil {
 			return err
 		}
-		var eqb pgx.ExtendedQueryBuilder
 		if err := eqb.Build(c.TypeMap(), sd, s.Args); err != nil {
 			return err
 		}
-		b.ExecStatement(sd, eqb.ParamValues, eqb.ParamFormats, eqb.ResultFormats)
+		if formats == nil {
+			formats = make([]int16, 0, len(ps)*len(eqb.ResultFormats))
+		}
+		start := len(formats)
+		formats = append(formats, eqb.ResultFormats...)
+		b.ExecStatement(sd, eqb.ParamValues, eqb.ParamFormats, formats[start:len(formats):len(formats)])
 	}
 	results := c.PgConn().ExecBatch(ctx, &b)
 	for i := 0; results.NextResult(); i++ {

@@ -279,16 +279,16 @@ func (p *Reader) groupBySequence(ctx context.Context, keys []app.TopicSequence, 
 // bySequenceStatement is the statement of group g's keys ks (b's batch when
 // they are several), its rows read into *result.
 func (p *Reader) bySequenceStatement(g seqGroup, ks []app.TopicSequence, b seqBatching, result *[]model.TopicMessage) driver.Piped {
-	topics, seqs := make([]int64, len(ks)), make([]int64, len(ks))
-	for j, k := range ks {
-		topics[j], seqs[j] = int64(k.TopicID), k.SequenceNumber
-	}
 	part := &p.messages.parts[g.part]
 	*result = make([]model.TopicMessage, 0, len(ks))
 	// One key (most groups when the keys are spread over many partitions):
 	// an index probe, without a batch's arrays.
-	sql, args := bySequenceOneSQL(part), []any{topics[0], seqs[0]}
+	sql, args := bySequenceOneSQL(part), []any{int64(ks[0].TopicID), ks[0].SequenceNumber}
 	if len(ks) > 1 {
+		topics, seqs := make([]int64, len(ks)), make([]int64, len(ks))
+		for j, k := range ks {
+			topics[j], seqs[j] = int64(k.TopicID), k.SequenceNumber
+		}
 		sql, args = b.batch(part, topics, seqs)
 	}
 	return driver.Piped{SQL: sql, Args: args,
@@ -302,6 +302,13 @@ func (p *Reader) bySequenceStatement(g seqGroup, ks []app.TopicSequence, b seqBa
 // rest the keys of ks it did not put there (not found, or found twice: the
 // key's lookup of its own decides).
 func takeFound(out map[app.TopicSequence]*model.TopicMessage, rows []model.TopicMessage, ks, rest []app.TopicSequence) []app.TopicSequence {
+	if len(rows) == 1 && len(ks) == 1 {
+		// one key, found once (most groups)
+		if k := (app.TopicSequence{TopicID: rows[0].TopicID, SequenceNumber: rows[0].SequenceNumber}); k == ks[0] {
+			out[k] = &rows[0]
+			return rest
+		}
+	}
 	found := make(map[app.TopicSequence]int, len(rows))
 	for r := range rows {
 		found[app.TopicSequence{TopicID: rows[r].TopicID, SequenceNumber: rows[r].SequenceNumber}]++

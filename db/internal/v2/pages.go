@@ -12,38 +12,46 @@ import (
 )
 
 // A page of a topic's messages on the v2 layout (reader.go tells the
-// model): its filter as the statements take it (pageQueryOf), planned on the
-// topic's windows (planPage: which windows, and which statement reads
-// each), the plan run statement by statement (runPage).
+// model): its filter as the statements take it, made once at the start
+// (pageQueryOf: ranges, exclusion lists, direction), planned on the topic's
+// windows (planPage: which windows, and which statement reads each), the
+// plan run statement by statement (runPage). The filter is the same for
+// every topic of a batch; the topic is the only thing that differs.
 
-// messagesOfTopic is one topic's page (messagesOfTopics asks it of each
-// topic, and the lookups a map cannot place ask it of one key), answered
-// anew on a catalog read again when the database changed under it (fresh).
+// messagesOfTopic is the page of f's topic: the reads of one topic's
+// messages (its newest, its chunks, the lookups a map cannot place) ask it.
 func (p *Reader) messagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
-	return fresh(ctx, p, func(p *Reader) ([]model.TopicMessage, error) { return p.pageOf(ctx, &f) })
-}
-
-// pageOf plans f's page on the topic's windows and runs the plan.
-func (p *Reader) pageOf(ctx context.Context, f *app.MessageFilter) ([]model.TopicMessage, error) {
-	q, ok := pageQueryOf(f)
+	q, ok := pageQueryOf(&f)
 	if !ok {
 		return []model.TopicMessage{}, nil
 	}
-	ws, err := p.topicWindows(ctx, q.topic)
+	return p.pageOf(ctx, int64(f.TopicID), &q)
+}
+
+// pageOf is the topic's page of q, answered anew on a catalog read again
+// when the database changed under it (fresh).
+func (p *Reader) pageOf(ctx context.Context, topic int64, q *pageQuery) ([]model.TopicMessage, error) {
+	return fresh(ctx, p, func(p *Reader) ([]model.TopicMessage, error) { return p.readPage(ctx, topic, q) })
+}
+
+// readPage plans the topic's page of q on its windows and runs the plan.
+func (p *Reader) readPage(ctx context.Context, topic int64, q *pageQuery) ([]model.TopicMessage, error) {
+	ws, err := p.topicWindows(ctx, topic)
 	if err != nil {
 		return nil, err
 	}
 	var buf [8]window // most pages read one or two windows: on the stack
-	pl := planPage(&q, ws, buf[:0])
-	return p.runPage(ctx, &q, &pl)
+	pl := planPage(q, ws, buf[:0])
+	return p.runPage(ctx, topic, q, &pl)
 }
 
 // pageQuery is a page's filter as its statements take it: a shape, an
-// order, a range and an exclusion list per column, a limit.
+// order, a range and an exclusion list per column, a limit; the same for
+// any topic.
 type pageQuery struct {
-	topic         int64
 	shape         pageShape
 	desc          bool
+	dir           string // desc as the statements spell it (driver.Direction)
 	seq, ts       model.Range
 	seqNot, tsNot string // the exclusion lists the shape binds, as bound (NotArray)
 	limit         int
@@ -56,7 +64,7 @@ func pageQueryOf(f *app.MessageFilter) (pageQuery, bool) {
 	if !ok || f.Limit <= 0 {
 		return pageQuery{}, false
 	}
-	q := pageQuery{topic: int64(f.TopicID), shape: shapeMixed, desc: f.Order == model.Desc, seq: seq, ts: ts, limit: f.Limit}
+	q := pageQuery{shape: shapeMixed, desc: f.Order == model.Desc, dir: driver.Direction(f.Order), seq: seq, ts: ts, limit: f.Limit}
 	switch {
 	case driver.FilterBySequence(f):
 		q.shape = shapeSequence
@@ -166,11 +174,11 @@ func (pl *pagePlan) next(read int, found bool) (pageStep, bool) {
 	return s, true
 }
 
-// args are the values of step s's statement: the shape's, then for a
-// statement on the parent the bounds of the stretch it reads.
-func (q *pageQuery) args(s pageStep) []any {
+// args are the values of step s's statement on the topic: the shape's,
+// then for a statement on the parent the bounds of the stretch it reads.
+func (q *pageQuery) args(topic int64, s pageStep) []any {
 	args := make([]any, 0, 10)
-	args = append(args, q.topic)
+	args = append(args, topic)
 	switch q.shape {
 	case shapeSequence:
 		args = append(args, q.seq.Lo, q.seq.Hi, q.seqNot, s.limit)
@@ -186,11 +194,11 @@ func (q *pageQuery) args(s pageStep) []any {
 }
 
 // runPage sends the plan's statements one after another, reading their rows
-// into the page. A statement by a partition's name returns its check,
+// into the topic's page. A statement by a partition's name returns its check,
 // which vouches that the catalog is current (readChecked); a window on the
 // parent is counted as a fallback, and a tail that held rows has the
 // topic's map forgotten (it is behind: learned again next time).
-func (p *Reader) runPage(ctx context.Context, q *pageQuery, pl *pagePlan) ([]model.TopicMessage, error) {
+func (p *Reader) runPage(ctx context.Context, topic int64, q *pageQuery, pl *pagePlan) ([]model.TopicMessage, error) {
 	r := &pageRows{out: make([]model.TopicMessage, 0, min(pl.limit, 128))}
 	found := false
 	for {
@@ -203,20 +211,20 @@ func (p *Reader) runPage(ctx context.Context, q *pageQuery, pl *pagePlan) ([]mod
 		switch s.kind {
 		case stepPartition:
 			part := &p.messages.parts[s.first]
-			err = p.readChecked(ctx, driver.Piped{SQL: sliceSQL(q.shape, q.desc, part), Args: q.args(s), Read: r.read}, part, r)
+			err = p.readChecked(ctx, driver.Piped{SQL: sliceSQL(q, part), Args: q.args(topic, s), Read: r.read}, part, r)
 		case stepRun:
 			block := runBlockOf(p.messages.parts, int(s.first), int(s.last))
-			err = p.readChecked(ctx, driver.Piped{SQL: runSQL(q.shape, q.desc, block), Args: q.args(s), Read: r.read}, &block, r)
+			err = p.readChecked(ctx, driver.Piped{SQL: runSQL(q, block), Args: q.args(topic, s), Read: r.read}, &block, r)
 		case stepCheck:
 			err = p.checkCatalog(ctx, s.first)
 		default:
-			sql, args := sliceSQL(q.shape, q.desc, wholeTable()), q.args(s)
+			sql, args := sliceSQL(q, wholeTable()), q.args(topic, s)
 			err = p.env.QueryPlanned(ctx, r.read, sql, args...)
 			if s.why != whyTail {
 				p.state.fallbacks.add(s.why, 1) // the map could not vouch for this stretch
 			} else if len(r.out) > before {
 				p.state.fallbacks.add(whyTail, 1)
-				p.forget(q.topic)
+				p.forget(topic)
 			}
 		}
 		if err != nil {
@@ -302,29 +310,22 @@ func (s pageShape) text() (conds, order, limit string) {
 	return driver.PageBothRanges, "consensus_timestamp", "$8"
 }
 
-// order is a page's direction as a sort order.
-func order(desc bool) model.Order {
-	if desc {
-		return model.Desc
-	}
-	return model.Asc
-}
-
 type sliceKey struct {
 	shape pageShape
-	desc  bool
+	dir   string // the page's direction (pageQuery.dir)
 	table string // a partition's name, or "" for the parent bounded by parameters
 	check string // the partition's check column (v2Server.checkColumn)
 }
 
 var sliceTexts driver.Texts[sliceKey]
 
-// sliceSQL is the page statement of a shape and order on partition p (by
-// its name), or, for the parent (wholeTable), on the parent bounded by two
+// sliceSQL is the page statement of q's shape and direction on partition
+// p (by its name), or, for the parent (wholeTable), on the parent bounded by two
 // more parameters. Its first column is the partition's check (0 on the
 // parent). The name was quoted when the catalog was read.
-func sliceSQL(shape pageShape, desc bool, p *partition) string {
-	return sliceTexts.Of(sliceKey{shape: shape, desc: desc, table: p.name, check: p.check}, func() string {
+func sliceSQL(q *pageQuery, p *partition) string {
+	shape := q.shape
+	return sliceTexts.Of(sliceKey{shape: shape, dir: q.dir, table: p.name, check: p.check}, func() string {
 		conds, by, limit := shape.text()
 		check, bounds := p.check, p.within("consensus_timestamp")
 		switch {
@@ -335,21 +336,22 @@ func sliceSQL(shape pageShape, desc bool, p *partition) string {
 			check, bounds = "0::bigint", " AND consensus_timestamp >= $6 AND consensus_timestamp < $7"
 		}
 		return "SELECT " + check + ", " + driver.MessageColumns + " FROM topic_message WHERE topic_id = $1" + conds + bounds +
-			" ORDER BY " + by + " " + driver.Direction(order(desc)) + " LIMIT " + limit
+			" ORDER BY " + by + " " + q.dir + " LIMIT " + limit
 	})
 }
 
 // runKey names a run statement's text.
 type runKey struct {
 	shape  pageShape
-	desc   bool
+	dir    string // the page's direction (pageQuery.dir)
 	lo, hi int64  // the block's bounds (runBlockOf)
 	check  string // the check column of the block's first partition
 }
 
 var runTexts driver.Texts[runKey]
 
-// runSQL is the page statement of a run of windows: one statement on the
+// runSQL is the page statement of a run of windows, of q's shape and
+// direction: one statement on the
 // parent table bounded by the run's first lo and last hi, which its generic
 // plan (SetPlanMode) prunes at executor start (Subplans Removed): a run
 // over seven partitions opens those seven, in the page's order, and stops
@@ -370,8 +372,9 @@ var runTexts driver.Texts[runKey]
 // its generic plan holds those alone: bounded by parameters only, the plan
 // would hold every partition, and every execution lock them all (most
 // past the 16 a backend locks cheaply) before pruning.
-func runSQL(shape pageShape, desc bool, block partition) string {
-	return runTexts.Of(runKey{shape: shape, desc: desc, lo: block.lo, hi: block.hi, check: block.check}, func() string {
+func runSQL(q *pageQuery, block partition) string {
+	shape := q.shape
+	return runTexts.Of(runKey{shape: shape, dir: q.dir, lo: block.lo, hi: block.hi, check: block.check}, func() string {
 		conds, by, limit := shape.text()
 		n := 6
 		if shape == shapeMixed {
@@ -381,7 +384,7 @@ func runSQL(shape pageShape, desc bool, block partition) string {
 		return "SELECT " + block.check + ", " + driver.MessageColumns +
 			" FROM topic_message WHERE topic_id = $1" + conds +
 			" AND consensus_timestamp >= " + arg(0) + " AND consensus_timestamp < " + arg(1) + block.within("consensus_timestamp") +
-			" ORDER BY " + by + " " + driver.Direction(order(desc)) + " LIMIT " + limit
+			" ORDER BY " + by + " " + q.dir + " LIMIT " + limit
 	})
 }
 
@@ -459,17 +462,20 @@ func runOf(todo []window, remaining int64) int {
 }
 
 // MessagesOfTopics is db.MessagesOfTopics (and MessagesOfTopic's one topic) on
-// the v2 layout: a page per topic.
+// the v2 layout: a page per topic, all of one query made of f.
 func (p *Reader) MessagesOfTopics(ctx context.Context, topics []model.EntityID, f app.MessageFilter) (map[model.EntityID][]model.TopicMessage, error) {
 	out := make(map[model.EntityID][]model.TopicMessage, len(topics))
+	q, ok := pageQueryOf(&f)
+	if !ok {
+		return out, nil
+	}
 	sorted := append([]model.EntityID(nil), topics...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
 	for i, t := range sorted {
 		if i > 0 && t == sorted[i-1] {
 			continue
 		}
-		f.TopicID = t
-		rows, err := p.messagesOfTopic(ctx, f)
+		rows, err := p.pageOf(ctx, int64(t), &q)
 		if err != nil {
 			return nil, err
 		}

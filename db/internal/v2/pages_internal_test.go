@@ -128,11 +128,11 @@ func TestPlanPage(t *testing.T) {
 	}
 }
 
-// TestPageArgs: a statement's values are the shape's, the rows the page
-// still needs as its limit, and for a statement on the parent table the
+// TestPageArgs: a statement's values are the topic, the shape's, the rows
+// the page still needs as its limit, and for a statement on the parent table the
 // stretch it reads.
 func TestPageArgs(t *testing.T) {
-	q, _ := pageQueryOf(&app.MessageFilter{TopicID: 7, Limit: 25,
+	q, _ := pageQueryOf(&app.MessageFilter{Limit: 25,
 		SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: 3}},
 		Timestamp:      []model.Condition[model.Timestamp]{{Op: model.OpLt, Value: 90}}})
 	all := model.Range{Lo: math.MinInt64, Hi: math.MaxInt64}
@@ -144,7 +144,7 @@ func TestPageArgs(t *testing.T) {
 		{pageStep{kind: stepRun, lo: 10, hi: 40, limit: 5}, []any{int64(7), int64(3), all.Hi, "{}", all.Lo, int64(89), "{}", int64(5), int64(10), int64(40)}},
 		{pageStep{kind: stepParent, lo: 10, hi: 20, limit: 5}, []any{int64(7), int64(3), all.Hi, "{}", all.Lo, int64(89), "{}", int64(5), int64(10), int64(20)}},
 	} {
-		if got := q.args(c.s); !slices.Equal(got, c.want) {
+		if got := q.args(7, c.s); !slices.Equal(got, c.want) {
 			t.Errorf("%+v: %v, want %v", c.s, got, c.want)
 		}
 	}

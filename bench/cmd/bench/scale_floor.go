@@ -30,7 +30,8 @@ import (
 // service could not send, since it would need a plan for every page, but
 // one that no statement the service could send beats. v1's are the
 // statements v1's query layer sends for the same rows (recordingDB), their
-// values written in.
+// values written in. The point lookups in batches have a floor of their
+// own (scale_floor_lookups.go).
 
 // floorTopics is how many topics the page floors draw from (pgbench picks
 // one of their scripts at random for each transaction).
@@ -42,8 +43,25 @@ type layoutFloor struct {
 	what       string
 	example    string  // one of v2's scripts
 	partitions float64 // mean partitions a v2 script reads
+	keys       int     // the lookups' (scale_floor_lookups.go): keys a transaction; 0 for the routes' floors
+	statements float64 // the lookups': mean statements of a v2 script
 	v1, v2     []floor
 	err        string
+}
+
+// floorJob is a floor and its scripts on each layout.
+type floorJob struct {
+	lf     *layoutFloor
+	s1, s2 []string
+}
+
+// name is the floor's in the log and pgbench's scripts: the route's, and
+// a lookup's batch size.
+func (lf *layoutFloor) name() string {
+	if lf.keys > 0 {
+		return fmt.Sprintf("%s-k%d", lf.route, lf.keys)
+	}
+	return lf.route
 }
 
 // ratio is the median of the rounds' v2 ÷ v1.
@@ -66,8 +84,9 @@ func medianOf(v []float64) float64 {
 }
 
 // pairFloors measures the floors of the routes whose v2 reads spread over
-// many partitions (list-25, the GraphQL page, activity) on the pair's data
-// sets, in alternating rounds.
+// many partitions (list-25, the GraphQL page, activity) and of the point
+// lookups in batches (lookupFloors) on the pair's data sets, in
+// alternating rounds.
 func pairFloors(ctx context.Context, p *scalePlan, v1, v2 *dataset, conns, rounds int, dur time.Duration) []*layoutFloor {
 	conn, err := pgx.Connect(ctx, v2.url)
 	if err != nil {
@@ -88,11 +107,7 @@ func pairFloors(ctx context.Context, p *scalePlan, v1, v2 *dataset, conns, round
 		s, err := literalScript(rec.Take())
 		return s + "\n", err
 	}
-	type job struct {
-		lf     *layoutFloor
-		s1, s2 []string
-	}
-	var jobs []job
+	var jobs []floorJob
 	for _, n := range []int64{25, 100} {
 		lf := &layoutFloor{route: "list-25", what: "a random topic's first 25 messages"}
 		if n == 100 {
@@ -104,7 +119,7 @@ func pairFloors(ctx context.Context, p *scalePlan, v1, v2 *dataset, conns, round
 		} else {
 			lf.partitions, lf.example = parts, s2[0]
 		}
-		jobs = append(jobs, job{lf, s1, s2})
+		jobs = append(jobs, floorJob{lf, s1, s2})
 	}
 	lf := &layoutFloor{route: "gql-activity", what: "the first sequence number at or after each of the hot topic's 96 boundaries"}
 	s1, s2, parts, err := activityFloorScripts(ctx, conn, sent, p)
@@ -113,7 +128,14 @@ func pairFloors(ctx context.Context, p *scalePlan, v1, v2 *dataset, conns, round
 	} else {
 		lf.partitions, lf.example = parts, s2[0]
 	}
-	jobs = append(jobs, job{lf, s1, s2})
+	jobs = append(jobs, floorJob{lf, s1, s2})
+	// the lookups: what each layout's query layer sends, v2's too
+	if qdb2, rec2, err := recordingDB(v2); err != nil {
+		jobs = append(jobs, floorJob{lf: &layoutFloor{route: "lookups", keys: 1, err: err.Error()}})
+	} else {
+		defer qdb2.Close()
+		jobs = append(jobs, lookupFloors(ctx, p, recorder(qdb, rec), recorder(qdb2, rec2))...)
+	}
 
 	for r := 0; r < rounds; r++ {
 		for _, j := range jobs {
@@ -125,12 +147,12 @@ func pairFloors(ctx context.Context, p *scalePlan, v1, v2 *dataset, conns, round
 				scripts []string
 				out     *[]floor
 			}{{v1, j.s1, &j.lf.v1}, {v2, j.s2, &j.lf.v2}} {
-				fl, err := runPgbench(ctx, side.d, conns, "prepared", dur, nil, j.lf.route+".sql", side.scripts)
+				fl, err := runPgbench(ctx, side.d, conns, "prepared", dur, nil, j.lf.name()+".sql", side.scripts)
 				if err != nil {
 					j.lf.err = err.Error()
 					break
 				}
-				log.Printf("floor %-13s %s: %.0f tps", j.lf.route, side.d.name, fl.tps)
+				log.Printf("floor %-15s %s: %.0f tps", j.lf.name(), side.d.name, fl.tps)
 				*side.out = append(*side.out, fl)
 			}
 		}
@@ -232,16 +254,12 @@ func (r *scaleReport) floorSection(p func(string, ...any)) {
 	p("| route | rows read | v2 partitions read | v1 tps (rounds) | v2 floor tps (rounds) | **floor v2 ÷ v1** | ceiling of the route's v2 ÷ v1 |")
 	p("|---|---|---:|---|---|---:|---:|")
 	for _, lf := range r.floors {
+		if lf.keys > 0 {
+			continue // lookupSection's
+		}
 		if lf.err != "" {
 			p("| %s | %s | – | – | – | – | %s |", lf.route, lf.what, shorten(lf.err, 200))
 			continue
-		}
-		tps := func(fs []floor) string {
-			var c []string
-			for _, f := range fs {
-				c = append(c, fmt.Sprintf("%.0f", f.tps))
-			}
-			return strings.Join(c, ", ")
 		}
 		ceiling := "–"
 		if m, ok := base[lf.route]; ok {
@@ -250,9 +268,10 @@ func (r *scaleReport) floorSection(p func(string, ...any)) {
 				ceiling = fmt.Sprintf("%.2f", c)
 			}
 		}
-		p("| %s | %s | %.1f | %s | %s | **%.3f** | %s |", lf.route, lf.what, lf.partitions, tps(lf.v1), tps(lf.v2), lf.ratio(), ceiling)
+		p("| %s | %s | %.1f | %s | %s | **%.3f** | %s |", lf.route, lf.what, lf.partitions, roundsTps(lf.v1), roundsTps(lf.v2), lf.ratio(), ceiling)
 	}
 	p("")
+	r.lookupSection(p)
 }
 
 // floorDetails says how the floor and its ceiling are measured, with a
@@ -273,9 +292,17 @@ func (r *scaleReport) floorDetails(p func(string, ...any)) {
 	p("partitions adds (%d cores ÷ v2's floor tps − %d cores ÷ v1's tps), were the service's own work the same on both layouts.", runtime.NumCPU(), runtime.NumCPU())
 	p("Generous: the floor reads %d topics, whose pages stay in shared buffers; the route's random topics do not.", floorTopics)
 	p("")
+	p("The point lookups' floor: %d scripts of k fixed random keys of the hot topic for each k, a batch of k a transaction;", lookupScripts)
+	p("each layout's script the statements its query layer (recordingDB, asked once before to learn v2's topic map) sends")
+	p("for the batch, their values written in: for k = 1 the lookup alone (the service's while few are in progress), beyond it")
+	p("the batch the coalescer hands on (v1: one statement over unnest; v2: a statement per partition the keys are in, within")
+	p("its bounds as constants, several sent inside \\startpipeline … \\endpipeline as the service pipelines them). Every key")
+	p("is found on both. No statement the service can send reads a batch from v2 for less: one over the keys' partitions")
+	p("would be a new text for every combination of partitions, planned at every execution.")
+	p("")
 	for _, lf := range r.floors {
-		if lf.example != "" {
-			p("%s, one of v2's floor scripts:", lf.route)
+		if lf.example != "" && (lf.keys == 0 || lf.keys == slices.Max(lookupBatches)) {
+			p("%s, one of v2's floor scripts:", lf.name())
 			p("")
 			p("```sql")
 			p("%s", shorten(strings.TrimSpace(lf.example), 1200))

@@ -267,7 +267,7 @@ bench-scale: build ## mainnet-shaped benchmark (50M messages in v1 and v2; first
 # PG=16|17|18 runs it on a throwaway cluster of that version (as every bench
 # target), SCALEFLAGS='-pg-set max_locks_per_transaction=256' with that
 # server setting (repeatable; implies a throwaway cluster).
-bench-scale-pair: build ## v2 against v1 on the same 2M messages, the layout's floor and each route's locks (~8-10 min; PG=16|17|18 for that server; not in `make test`): figures into BENCHMARKS.md
+bench-scale-pair: build ## v2 against v1 on the same 2M messages, the layout's floor (the routes', and the point lookups' at batches of 1, 4 and 8) and each route's locks (~12-14 min; PG=16|17|18 for that server; not in `make test`): figures into BENCHMARKS.md
 	$(PG_ENV) $(GO) run ./bench/cmd/bench -bin $(BIN) -scale -scale-pair -scale-warm 5s -scale-sets v1,v2 -scale-prefix mirrorql_same -scale-messages 2000000 $(SCALEFLAGS)
 
 # Not part of `make test` (nor CI): the v2 layout on a Citus cluster beside

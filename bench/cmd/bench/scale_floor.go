@@ -98,13 +98,14 @@ func pairFloors(ctx context.Context, p *scalePlan, v1, v2 *dataset, conns, round
 		return []*layoutFloor{{route: "all", err: err.Error()}}
 	}
 	defer qdb.Close()
+	record1 := recorder(qdb, rec)
 	// sent is the v1 script of what ask sends: v1's own statements
 	sent := func(ask func(*db.DB) error) (string, error) {
-		rec.Take()
-		if err := ask(qdb); err != nil {
+		st, err := record1(ask)
+		if err != nil {
 			return "", err
 		}
-		s, err := literalScript(rec.Take())
+		s, err := literalScript(st)
 		return s + "\n", err
 	}
 	var jobs []floorJob
@@ -134,7 +135,7 @@ func pairFloors(ctx context.Context, p *scalePlan, v1, v2 *dataset, conns, round
 		jobs = append(jobs, floorJob{lf: &layoutFloor{route: "lookups", keys: 1, err: err.Error()}})
 	} else {
 		defer qdb2.Close()
-		jobs = append(jobs, lookupFloors(ctx, p, recorder(qdb, rec), recorder(qdb2, rec2))...)
+		jobs = append(jobs, lookupFloors(ctx, p, record1, recorder(qdb2, rec2))...)
 	}
 
 	for r := 0; r < rounds; r++ {

@@ -28,6 +28,7 @@ require (
 	github.com/rs/cors v1.11.1
 	github.com/uptrace/bun v1.3.0
 	github.com/uptrace/bun/dialect/pgdialect v1.3.0
+	github.com/valyala/fastjson v1.6.10
 	github.com/vektah/gqlparser/v2 v2.5.64
 	github.com/xdg-go/stringprep v1.0.4
 	golang.org/x/net v0.61.0

@@ -9,11 +9,12 @@ import (
 	"net/http"
 	"runtime/debug"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	gojson "github.com/goccy/go-json"
+	"github.com/valyala/fastjson"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
@@ -100,7 +101,11 @@ func (p *plans) before(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Only a body limitRequest held: next reads it again.
 		if body, ok := heldBytes(r); ok && takesPOST(r) && !wantsEventStream(r) {
-			if params, ok := decodePlanParams(body); ok && p.serve(r.Context(), w, r.Header.Get("Accept"), &params) {
+			parser := planParsers.Get()
+			params, ok := decodePlanParams(parser, body)
+			served := ok && p.serve(r.Context(), w, r.Header.Get("Accept"), &params)
+			planParsers.Put(parser) // params point into it
+			if served {
 				return
 			}
 		}
@@ -125,7 +130,7 @@ var planBufs = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0
 // when gqlgen has to answer it.
 func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string, params *planParams) (served bool) {
 	pl, ok := p.cache.Get(ctx, params.Query)
-	if !ok || pl.roots == nil || len(params.Extensions) > 0 ||
+	if !ok || pl.roots == nil || params.extensions ||
 		(params.OperationName != "" && params.OperationName != pl.name) {
 		return false
 	}
@@ -201,64 +206,146 @@ func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string,
 }
 
 // planParams are a POST body's parameters as a plan reads them: its
-// variables left as their JSON text until an argument asks for one. A plan
-// takes only strings and numbers, and the rest of a body's variables need
-// not be decoded into values at all: decoding the body of a topicMessage
-// request this way takes 6 allocations against decodeParams' 14, and half
-// its time (BenchmarkDecodeParams).
+// variables left in the parser's tree until an argument asks for one. A
+// plan takes only strings and numbers, and the rest of a body's variables
+// need not be decoded into values at all (BenchmarkDecodeParams).
 type planParams struct {
-	Query         string                       `json:"query"`
-	OperationName string                       `json:"operationName"`
-	Variables     map[string]gojson.RawMessage `json:"variables"`
-	Extensions    map[string]gojson.RawMessage `json:"extensions"` // only whether there are any
+	Query, OperationName string
+	extensions           bool             // whether there are any: a plan is not compiled for them
+	variables            *fastjson.Object // nil when there are none; owned by the parser
 }
 
+// planParsers are fastjson's parsers, kept from one request to the next: a
+// parser reuses its tree, so that a body decodes without allocating.
+var planParsers fastjson.ParserPool
+
 // decodePlanParams decodes a POST body as decodeParams does (FuzzPlanParams
-// holds the two together); false when it does not decode, or has data after
-// its object (which decodeParams ignores, and gqlgen then answers).
-func decodePlanParams(body []byte) (params planParams, ok bool) {
-	return params, gojson.UnmarshalNoEscape(body, &params) == nil
+// holds the two together), into p's tree; false when it does not decode, or
+// when it is a body that only encoding/json's rules decide, which gqlgen's
+// path then takes: data after its object (which decodeParams ignores), a
+// member named other than exactly query, operationName, variables or
+// extensions (encoding/json matches names regardless of case), one named
+// twice (encoding/json merges objects), or a string that decoding changes
+// (invalid UTF-8, a lone surrogate: see decodedString).
+//
+// fastjson's parser takes some bodies that are not JSON (a control
+// character in a string, a bad escape, 01): ValidateBytes, which holds to
+// the RFC as encoding/json does, refuses them first.
+func decodePlanParams(p *fastjson.Parser, body []byte) (params planParams, ok bool) {
+	if fastjson.ValidateBytes(body) != nil {
+		return params, false
+	}
+	v, err := p.ParseBytes(body)
+	if err != nil {
+		return params, false
+	}
+	obj, err := v.Object()
+	if err != nil {
+		return params, false
+	}
+	var seen [4]bool
+	ok = true
+	obj.Visit(func(key []byte, v *fastjson.Value) {
+		i := paramIndex(key)
+		if !ok || i < 0 || seen[i] {
+			ok = false
+			return
+		}
+		seen[i] = true
+		switch i {
+		case 0:
+			params.Query, ok = nullableString(v)
+		case 1:
+			params.OperationName, ok = nullableString(v)
+		case 2:
+			params.variables, ok = nullableObject(v)
+		case 3:
+			var ext *fastjson.Object
+			ext, ok = nullableObject(v)
+			params.extensions = ext != nil && ext.Len() > 0
+		}
+	})
+	return params, ok
 }
+
+// paramIndex is the index of a POST body's member, named as
+// graphql.RawParams names them, in query, operationName, variables,
+// extensions; -1 for any other name.
+func paramIndex(key []byte) int {
+	switch string(key) {
+	case "query":
+		return 0
+	case "operationName":
+		return 1
+	case "variables":
+		return 2
+	case "extensions":
+		return 3
+	}
+	return -1
+}
+
+// nullableString is a string member's value, "" for null; false for
+// anything else, or a string decodedString cannot vouch for.
+func nullableString(v *fastjson.Value) (string, bool) {
+	if v.Type() == fastjson.TypeNull {
+		return "", true
+	}
+	b, ok := decodedString(v)
+	return string(b), ok
+}
+
+// nullableObject is an object member's value, nil for null; false for
+// anything else.
+func nullableObject(v *fastjson.Value) (*fastjson.Object, bool) {
+	if v.Type() == fastjson.TypeNull {
+		return nil, true
+	}
+	o, err := v.Object()
+	return o, err == nil
+}
+
+// decodedString is a string value as encoding/json decodes it; false when
+// that may differ from fastjson's: where encoding/json writes U+FFFD (invalid
+// UTF-8, a lone surrogate escape) fastjson keeps the bytes or the escape's
+// text. Refusing every decoded string that holds U+FFFD or the text \u is
+// wider than needed, and costs only such a request gqlgen's path.
+func decodedString(v *fastjson.Value) ([]byte, bool) {
+	b, err := v.StringBytes()
+	if err != nil || !utf8.Valid(b) || bytes.Contains(b, replacementChar) || bytes.Contains(b, escapedU) {
+		return nil, false
+	}
+	return b, true
+}
+
+var replacementChar, escapedU = []byte(string(utf8.RuneError)), []byte(`\u`)
 
 // variable is the value of a variable as decodeParams decodes it when it is
 // a string or a number (json.Number, its text); false for anything else.
+// Of a name given twice the last value is encoding/json's.
 func (p *planParams) variable(name string) (any, bool) {
-	raw := p.Variables[name]
-	if len(raw) == 0 {
+	if p.variables == nil {
 		return nil, false
 	}
-	switch c := raw[0]; {
-	case c == '"':
-		if s, ok := plainString(raw); ok {
-			return s, true
+	var last *fastjson.Value
+	p.variables.Visit(func(key []byte, v *fastjson.Value) {
+		if string(key) == name {
+			last = v
 		}
-		var s string
-		if gojson.Unmarshal(raw, &s) != nil {
-			return nil, false
+	})
+	if last == nil {
+		return nil, false
+	}
+	switch last.Type() {
+	case fastjson.TypeString:
+		if b, ok := decodedString(last); ok {
+			return string(b), true
 		}
-		return s, true
-	case c == '-' || c >= '0' && c <= '9':
-		return json.Number(raw), true
+	case fastjson.TypeNumber:
+		var buf [32]byte
+		return json.Number(last.MarshalTo(buf[:0])), true
 	}
 	return nil, false
-}
-
-// plainString is the string a JSON string literal of printable ASCII
-// without escapes stands for (an entity id, a timestamp, a number's text):
-// its text between the quotes, without the decoder's four allocations.
-// Anything else (an escape, a control character, a byte that decoding may
-// replace as invalid UTF-8) is the decoder's.
-func plainString(raw []byte) (string, bool) {
-	n := len(raw)
-	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
-		return "", false
-	}
-	for _, c := range raw[1 : n-1] {
-		if c < 0x20 || c == '\\' || c == '"' || c >= 0x80 {
-			return "", false
-		}
-	}
-	return string(raw[1 : n-1]), true
 }
 
 // argValues are the arguments' values; false when a variable is missing,

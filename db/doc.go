@@ -39,11 +39,12 @@
 //     and Next), the optional Bookkeeper (partitions, fallbacks, memory),
 //     which only the v2 reader implements, the executor (Exec) in the Env db
 //     makes once per pool, and Piped and RowSource; layout.go the Layout
-//     (db.Layout); statements.go what both layouts' statements are made of
-//     (the message columns, a page's conditions, the live poll's pieces);
-//     scan.go reads rows into model values; sqltext.go turns model values
-//     into SQL text (arrays bound as text literals: Int64Array) and keeps
-//     the texts made for partitions.
+//     (db.Layout); sql.go the SQL both layouts share: what their statements
+//     are made of (the message columns, a page's conditions, the live
+//     poll's pieces), a page's ranges and shape (FilterRanges,
+//     FilterBySequence), model values turned into SQL text (arrays bound as
+//     text literals: Int64Array) and the texts kept that are made for
+//     partitions; scan.go reads rows into model values.
 //   - db/internal/v1: v1's reader (reader.go), a statement per question,
 //     its statements beside it (statements.go). It is also the reader before
 //     the layout is learned.

@@ -168,7 +168,7 @@ func (o Options) connConfig() (*pgx.ConnConfig, error) {
 
 // KeptBytes is about what the service keeps for the v2 layout (0 on v1):
 // the topic maps, and the descriptions pgx keeps of the statements made for
-// partitions (sqltext.go's texts), on every connection, up to pgx's
+// partitions (the texts driver.Texts keeps), on every connection, up to pgx's
 // statement cache capacity.
 func (d *DB) KeptBytes() int64 { return count(d.reader(), driver.Bookkeeper.KeptBytes) }
 

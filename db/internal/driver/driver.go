@@ -6,10 +6,10 @@
 // db/internal/v2) that reads through the small executor db hands it (Exec,
 // in an Env) and answers Reader's methods.
 //
-// Here too is what both layouts' statements are made of (statements.go:
-// the message columns, a page's conditions, the live poll's pieces), how
-// rows become model values (scan.go) and how model values become SQL text
-// (sqltext.go).
+// Here too is the SQL both layouts share (sql.go: what their statements
+// are made of, the message columns, a page's conditions and ranges, the
+// live poll's pieces, and how model values become SQL text), and how rows
+// become model values (scan.go).
 package driver
 
 import (

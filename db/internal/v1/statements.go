@@ -4,7 +4,7 @@ import "mirrorql/db/internal/driver"
 
 // The v1 layout's statements (Reader, reader.go): plain tables, each
 // question one statement, a batch one statement over unnest(…). The pieces
-// both layouts' statements are made of are driver's (statements.go: the
+// both layouts' statements are made of are driver's (sql.go: the
 // message columns, the page conditions, the live poll's pieces).
 
 // The point lookups of a message are fixed texts with parameters, each
@@ -33,7 +33,7 @@ const (
 		"WHERE t.result = 22 AND t.type = 27"
 )
 
-// The page statements (driver's statements.go tells their shapes) come in two
+// The page statements (driver's sql.go tells their shapes) come in two
 // forms that differ only in where the topic comes from: $1 is the topic
 // (REST, the live streams) or an array of topics, each of which gets the
 // same page in a LATERAL join (GraphQL's Topic.messages for a page of
@@ -96,7 +96,7 @@ const (
 		"FROM unnest($2::bigint[]) WITH ORDINALITY AS b(ts, i) ORDER BY b.i"
 )
 
-// livePollSQL is the live poll's statement on the plain tables (driver's statements.go
+// livePollSQL is the live poll's statement on the plain tables (driver's sql.go
 // tells how it is made): the ledger's head is the newest transaction of the
 // whole table.
 const livePollSQL = driver.LivePollTx + "marks AS (SELECT (SELECT max(consensus_timestamp) FROM transaction) AS head," +

@@ -289,7 +289,7 @@ func (p *Reader) checkCatalog(ctx context.Context, part int32) error {
 	return nil
 }
 
-// pageShape is one of the page statements' condition sets (driver's statements.go).
+// pageShape is one of the page statements' condition sets (driver's sql.go).
 type pageShape int
 
 const (

@@ -60,7 +60,7 @@ import (
 // A read walks the windows in the order of its answer and stops once it has
 // its rows (a page plans its walk: planPage). Its statements, by shape:
 //
-//   - a page of one window: the page statement of v1 (driver's statements.go)
+//   - a page of one window: the page statement of v1 (driver's sql.go)
 //     within the window's partition, prepared (sliceSQL); on the parent, the
 //     same with two more parameters for the bounds, planned for them.
 //   - a page over several small windows (a sparse topic): one statement on

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -78,11 +79,11 @@ func TestPaging(t *testing.T) {
 		full, more bool
 		next       model.Condition[model.Timestamp]
 	}{
-		{"full page", MessageQuery{MessageFilter: MessageFilter{Limit: 3}}, rows, 3, true, false, model.Condition[model.Timestamp]{Op: model.OpGt, Value: 3}},
-		{"short page", MessageQuery{MessageFilter: MessageFilter{Limit: 4, Order: model.Desc}}, rows, 3, false, false, model.Condition[model.Timestamp]{Op: model.OpLt, Value: 3}},
-		{"lookahead found more", MessageQuery{MessageFilter: MessageFilter{Limit: 2}, Lookahead: true}, rows, 2, true, true, model.Condition[model.Timestamp]{Op: model.OpGt, Value: 2}},
-		{"lookahead found no more", MessageQuery{MessageFilter: MessageFilter{Limit: 3}, Lookahead: true}, rows, 3, true, false, model.Condition[model.Timestamp]{Op: model.OpGt, Value: 3}},
-		{"empty", MessageQuery{MessageFilter: MessageFilter{Limit: 3}}, nil, 0, false, false, model.Condition[model.Timestamp]{}},
+		{"full page", MessageQuery{Limit: 3}, rows, 3, true, false, model.Condition[model.Timestamp]{Op: model.OpGt, Value: 3}},
+		{"short page", MessageQuery{Limit: 4, Order: model.Desc}, rows, 3, false, false, model.Condition[model.Timestamp]{Op: model.OpLt, Value: 3}},
+		{"lookahead found more", MessageQuery{Limit: 2, Lookahead: true}, rows, 2, true, true, model.Condition[model.Timestamp]{Op: model.OpGt, Value: 2}},
+		{"lookahead found no more", MessageQuery{Limit: 3, Lookahead: true}, rows, 3, true, false, model.Condition[model.Timestamp]{Op: model.OpGt, Value: 3}},
+		{"empty", MessageQuery{Limit: 3}, nil, 0, false, false, model.Condition[model.Timestamp]{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,8 +93,48 @@ func TestPaging(t *testing.T) {
 			}
 		})
 	}
-	if f := (&MessageQuery{MessageFilter: MessageFilter{Limit: 25}, Lookahead: true}).filter(); f.Limit != 26 {
-		t.Errorf("lookahead filter limit %d", f.Limit)
+	if f, ok := (&MessageQuery{Limit: 25, Lookahead: true}).Filter(); !ok || f.Limit != 26 {
+		t.Errorf("lookahead filter limit %d (ok %v)", f.Limit, ok)
+	}
+}
+
+// TestMessageQueryFilter: the store's filter carries the conditions reduced,
+// a column without any as no range, and none when they admit no message.
+func TestMessageQueryFilter(t *testing.T) {
+	seq := func(op model.Operator, v int64) model.Condition[int64] {
+		return model.Condition[int64]{Op: op, Value: v}
+	}
+	ts := func(op model.Operator, v model.Timestamp) model.Condition[model.Timestamp] {
+		return model.Condition[model.Timestamp]{Op: op, Value: v}
+	}
+	tests := []struct {
+		name string
+		q    MessageQuery
+		want MessageFilter
+		ok   bool
+	}{
+		{"no condition", MessageQuery{TopicID: 7, Order: model.Desc, Limit: 5},
+			MessageFilter{TopicID: 7, Order: model.Desc, Limit: 5}, true},
+		{"sequence numbers", MessageQuery{TopicID: 7, Limit: 5, SequenceNumber: []model.Condition[int64]{seq(model.OpGt, 2), seq(model.OpLte, 9), seq(model.OpNe, 4)}},
+			MessageFilter{TopicID: 7, Limit: 5, SequenceNumber: &model.Range{Lo: 3, Hi: 9, Not: []int64{4}}}, true},
+		{"timestamps", MessageQuery{TopicID: 7, Limit: 5, Timestamp: []model.Condition[model.Timestamp]{ts(model.OpGte, 10)}},
+			MessageFilter{TopicID: 7, Limit: 5, Timestamp: &model.Range{Lo: 10, Hi: math.MaxInt64}}, true},
+		{"sequence numbers admit none", MessageQuery{TopicID: 7, Limit: 5,
+			SequenceNumber: []model.Condition[int64]{seq(model.OpGt, 5), seq(model.OpLt, 3)}, Timestamp: []model.Condition[model.Timestamp]{ts(model.OpGte, 10)}},
+			MessageFilter{}, false},
+		{"timestamps admit none", MessageQuery{TopicID: 7, Limit: 5, Timestamp: []model.Condition[model.Timestamp]{ts(model.OpEq, 10), ts(model.OpNe, 10)}},
+			MessageFilter{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, ok := tt.q.Filter()
+			if ok != tt.ok {
+				t.Fatalf("ok = %v, want %v", ok, tt.ok)
+			}
+			if diff := cmp.Diff(tt.want, f); ok && diff != "" {
+				t.Errorf("filter (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -30,17 +30,17 @@ func TestFilters(t *testing.T) {
 		{name: "messages, repeated and every operator",
 			values: []filterValue{{ParamSequenceNumber, model.OpGte, "0"}, {ParamSequenceNumber, model.OpLt, "10"},
 				{ParamTimestamp, model.OpEq, "1.5"}, {ParamTimestamp, model.OpNe, "2"}},
-			messages: MessageQuery{MessageFilter: MessageFilter{
+			messages: MessageQuery{
 				SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: 0}, {Op: model.OpLt, Value: 10}},
 				Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpEq, Value: 1_500000000},
-					{Op: model.OpNe, Value: 2_000000000}}}}},
+					{Op: model.OpNe, Value: 2_000000000}}}},
 		{name: "refused values in order, each reported",
 			values: []filterValue{{ParamTimestamp, model.OpEq, "x"}, {ParamSequenceNumber, model.OpEq, "-1"},
 				{ParamTimestamp, model.OpEq, "1"}, {ParamScheduleID, model.OpEq, "0.0.x"}, {ParamTopicID, model.OpEq, "0x" + "00000000000000000000000000000000000003e9"}},
 			problems: []string{"Invalid parameter: timestamp", "Invalid parameter: sequencenumber",
 				"Invalid parameter: schedule.id", "Invalid parameter: topic.id"},
-			messages: MessageQuery{MessageFilter: MessageFilter{
-				Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpEq, Value: 1_000000000}}}}},
+			messages: MessageQuery{
+				Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpEq, Value: 1_000000000}}}},
 		{name: "schedule and account ids in order",
 			values: []filterValue{{ParamAccountID, model.OpGt, "5"}, {ParamScheduleID, model.OpLte, "0.0.9"},
 				{ParamScheduleID, model.OpNe, "0.7"}},

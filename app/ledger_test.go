@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -104,41 +105,53 @@ func TestLedger(t *testing.T) {
 	}{
 		{name: "TopicMessages: a full page, asc",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
-				return l.TopicMessages(ctx, app.MessageQuery{MessageFilter: app.MessageFilter{TopicID: 7, Order: model.Asc, Limit: 2}})
+				return l.TopicMessages(ctx, app.MessageQuery{TopicID: 7, Order: model.Asc, Limit: 2})
 			},
 			want: app.MessagePage{Rows: msgs(7, 1, 2), Full: true, Next: app.After(model.Asc, ts(7, 2))}},
 		{name: "TopicMessages: conditions ANDed, desc, looking ahead",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
-				return l.TopicMessages(ctx, app.MessageQuery{Lookahead: true, MessageFilter: app.MessageFilter{TopicID: 7,
+				return l.TopicMessages(ctx, app.MessageQuery{Lookahead: true, TopicID: 7,
 					SequenceNumber: append(cond(model.OpGte, int64(2)), cond(model.OpNe, int64(4))...),
-					Timestamp:      cond(model.OpLte, ts(7, 5)), Order: model.Desc, Limit: 2}})
+					Timestamp:      cond(model.OpLte, ts(7, 5)), Order: model.Desc, Limit: 2})
 			},
 			want: app.MessagePage{Rows: msgs(7, 5, 3), Full: true, More: true, Next: app.After(model.Desc, ts(7, 3))}},
 		{name: "TopicMessages: the last page looking ahead has no more",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
-				return l.TopicMessages(ctx, app.MessageQuery{Lookahead: true, MessageFilter: app.MessageFilter{TopicID: 7,
-					Timestamp: cond(model.OpGt, ts(7, 3)), Order: model.Asc, Limit: 2}})
+				return l.TopicMessages(ctx, app.MessageQuery{Lookahead: true, TopicID: 7,
+					Timestamp: cond(model.OpGt, ts(7, 3)), Order: model.Asc, Limit: 2})
 			},
 			want: app.MessagePage{Rows: msgs(7, 4, 5), Full: true, Next: app.After(model.Asc, ts(7, 5))}},
 		{name: "TopicMessages: an empty page of a topic that exists",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
-				return l.TopicMessages(ctx, app.MessageQuery{NoSuchTopic: "8", MessageFilter: app.MessageFilter{TopicID: 8, Limit: 25}})
+				return l.TopicMessages(ctx, app.MessageQuery{NoSuchTopic: "8", TopicID: 8, Limit: 25})
 			},
 			want: app.MessagePage{}},
 		{name: "TopicMessages: a topic known only by its messages exists",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
 				return l.TopicMessages(ctx, app.MessageQuery{NoSuchTopic: "11",
-					MessageFilter: app.MessageFilter{TopicID: 11, Timestamp: cond(model.OpGt, ts(11, 1)), Limit: 25}})
+					TopicID: 11, Timestamp: cond(model.OpGt, ts(11, 1)), Limit: 25})
 			},
 			want: app.MessagePage{}},
 		{name: "TopicMessages: no such topic, as the client wrote it",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
-				return l.TopicMessages(ctx, app.MessageQuery{NoSuchTopic: "0.12", MessageFilter: app.MessageFilter{TopicID: 12, Limit: 25}})
+				return l.TopicMessages(ctx, app.MessageQuery{NoSuchTopic: "0.12", TopicID: 12, Limit: 25})
 			},
 			err: "*app.NotFound: No such topic id - 0.12"},
+		{name: "TopicMessages: conditions that admit no message, of a topic that exists",
+			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
+				return l.TopicMessages(ctx, app.MessageQuery{NoSuchTopic: "7", TopicID: 7, Limit: 25,
+					SequenceNumber: append(cond(model.OpGt, int64(3)), cond(model.OpLt, int64(3))...)})
+			},
+			want: app.MessagePage{Rows: []model.TopicMessage{}}},
+		{name: "TopicMessages: conditions that admit no message, of no such topic",
+			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
+				return l.TopicMessages(ctx, app.MessageQuery{NoSuchTopic: "0.0.12", TopicID: 12, Limit: 25,
+					Timestamp: append(cond(model.OpEq, ts(7, 1)), cond(model.OpNe, ts(7, 1))...)})
+			},
+			err: "*app.NotFound: No such topic id - 0.0.12"},
 		{name: "TopicMessages: no such topic, but GraphQL asks for an empty page",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
-				return l.TopicMessages(ctx, app.MessageQuery{MessageFilter: app.MessageFilter{TopicID: 12, Limit: 25}})
+				return l.TopicMessages(ctx, app.MessageQuery{TopicID: 12, Limit: 25})
 			},
 			want: app.MessagePage{}},
 		{name: "MessageBySequence",
@@ -234,10 +247,16 @@ func TestLedger(t *testing.T) {
 			},
 			want: map[app.TopicSequence]*model.TopicMessage{{TopicID: 7, SequenceNumber: 2}: ptr(message(7, 2)),
 				{TopicID: 11, SequenceNumber: 1}: ptr(message(11, 1))}},
+		{name: "MessagesOfTopics: conditions that admit no message",
+			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
+				return l.MessagesOfTopics(ctx, []model.EntityID{7, 11}, app.MessageQuery{Lookahead: true, Limit: 2,
+					SequenceNumber: cond(model.OpLt, int64(math.MinInt64))})
+			},
+			want: map[model.EntityID]app.MessagePage{7: {}, 11: {}}},
 		{name: "MessagesOfTopics: a page for every topic asked",
 			ask: func(ctx context.Context, l *app.Ledger) (any, error) {
 				return l.MessagesOfTopics(ctx, []model.EntityID{7, 8, 11}, app.MessageQuery{Lookahead: true,
-					MessageFilter: app.MessageFilter{Order: model.Desc, Limit: 2}})
+					Order: model.Desc, Limit: 2})
 			},
 			want: map[model.EntityID]app.MessagePage{
 				7:  {Rows: msgs(7, 5, 4), Full: true, More: true, Next: app.After(model.Desc, ts(7, 4))},
@@ -280,6 +299,26 @@ func TestLedger(t *testing.T) {
 	}
 }
 
+// TestLedgerReadsNoPageItKnowsEmpty: a page whose conditions admit no
+// message is answered without asking the store for it, as the query layer
+// sent no statement for it; whether its topic exists is still asked.
+func TestLedgerReadsNoPageItKnowsEmpty(t *testing.T) {
+	t.Parallel()
+	s := ledgerRows()
+	l := app.New(s, app.Rules{})
+	ctx := context.Background()
+	none := app.MessageQuery{NoSuchTopic: "7", TopicID: 7, Limit: 25, SequenceNumber: cond(model.OpGt, int64(math.MaxInt64))}
+	if _, err := l.TopicMessages(ctx, none); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.MessagesOfTopics(ctx, []model.EntityID{7, 8}, none); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]int{"TopicExists": 1}, s.Calls()); diff != "" {
+		t.Errorf("questions asked (-want +got):\n%s", diff)
+	}
+}
+
 func errorText(err error) string {
 	if err == nil {
 		return ""
@@ -297,7 +336,7 @@ func TestLedgerPassesOnUnavailable(t *testing.T) {
 	s.Fail(cause)
 	l := app.New(s, app.Rules{})
 	ctx := context.Background()
-	page := app.MessageQuery{NoSuchTopic: "7", MessageFilter: app.MessageFilter{TopicID: 7, Limit: 25}}
+	page := app.MessageQuery{NoSuchTopic: "7", TopicID: 7, Limit: 25}
 	asks := map[string]func() error{
 		"TopicMessages":      func() error { _, err := l.TopicMessages(ctx, page); return err },
 		"MessageBySequence":  func() error { _, err := l.Store().MessageBySequence(ctx, 7, 1); return err },

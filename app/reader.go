@@ -54,7 +54,11 @@ func pageOf[T, K any](rows []T, limit int, lookahead bool, order model.Order, ke
 // MessageQuery selects a page of one topic's messages; the conditions are
 // ANDed.
 type MessageQuery struct {
-	MessageFilter
+	TopicID        model.EntityID
+	SequenceNumber []model.Condition[int64]
+	Timestamp      []model.Condition[model.Timestamp]
+	Order          model.Order
+	Limit          int
 	// Lookahead reads one row past Limit to know whether another page
 	// exists (GraphQL's hasNextPage).
 	Lookahead bool
@@ -64,14 +68,29 @@ type MessageQuery struct {
 	NoSuchTopic string
 }
 
-// filter is the store's filter for q, the lookahead row included.
-func (q *MessageQuery) filter() MessageFilter {
-	f := q.MessageFilter
-	f.Limit = readLimit(q.Limit, q.Lookahead)
-	return f
+// Filter is the store's filter for q, the lookahead row included: the one
+// place the conditions are reduced (model.RangeOf), so that no store sees
+// them. False when they admit no message: the page is empty, and no store
+// is asked for it (the live streams' reads too).
+func (q *MessageQuery) Filter() (MessageFilter, bool) {
+	f := MessageFilter{TopicID: q.TopicID, Order: q.Order, Limit: readLimit(q.Limit, q.Lookahead)}
+	var seq, ts bool
+	f.SequenceNumber, seq = rangeOf(q.SequenceNumber)
+	f.Timestamp, ts = rangeOf(q.Timestamp)
+	return f, seq && ts
 }
 
-// page is the page of rows read with q.filter().
+// rangeOf is the range conds admit, nil when there are none; false when
+// they admit no value.
+func rangeOf[T ~int64](conds []model.Condition[T]) (*model.Range, bool) {
+	if len(conds) == 0 {
+		return nil, true
+	}
+	r, ok := model.RangeOf(conds)
+	return &r, ok
+}
+
+// page is the page of rows read with q.Filter().
 func (q *MessageQuery) page(rows []model.TopicMessage) MessagePage {
 	return pageOf(rows, q.Limit, q.Lookahead, q.Order, MessageKey)
 }
@@ -109,9 +128,12 @@ func (l *Ledger) Store() Store { return l.store }
 func (l *Ledger) Rules() Rules { return l.rules }
 
 func (l *Ledger) TopicMessages(ctx context.Context, q MessageQuery) (MessagePage, error) {
-	rows, err := l.store.MessagesOfTopic(ctx, q.filter())
-	if err != nil {
-		return MessagePage{}, err
+	rows := []model.TopicMessage{} // as a store answers an empty page
+	if f, ok := q.Filter(); ok {
+		var err error
+		if rows, err = l.store.MessagesOfTopic(ctx, f); err != nil {
+			return MessagePage{}, err
+		}
 	}
 	if len(rows) == 0 && q.NoSuchTopic != "" {
 		exists, err := l.store.TopicExists(ctx, q.TopicID)
@@ -178,9 +200,12 @@ func (l *Ledger) FollowableTopic(ctx context.Context, id model.EntityID) error {
 }
 
 func (l *Ledger) MessagesOfTopics(ctx context.Context, topics []model.EntityID, q MessageQuery) (map[model.EntityID]MessagePage, error) {
-	found, err := l.store.MessagesOfTopics(ctx, topics, q.filter())
-	if err != nil {
-		return nil, err
+	var found map[model.EntityID][]model.TopicMessage
+	if f, ok := q.Filter(); ok {
+		var err error
+		if found, err = l.store.MessagesOfTopics(ctx, topics, f); err != nil {
+			return nil, err
+		}
 	}
 	pages := make(map[model.EntityID]MessagePage, len(topics))
 	for _, t := range topics {

@@ -45,11 +45,17 @@ type LiveStore interface {
 // query layer takes and returns them as they are (db has no twins of its
 // own), so a field added here reaches the statement without a conversion.
 
-// MessageFilter selects a page of one topic's messages. Conditions are ANDed.
+// MessageFilter selects a page of one topic's messages: those whose sequence
+// number and consensus timestamp lie in the ranges, the client's conditions
+// reduced once, by MessageQuery.Filter. A nil range is a column no condition
+// restricts, so the zero filter is every message of the topic; which of the
+// two are set is also what lets a store choose its index (only sequence
+// numbers restricted: the page can walk them). A range is never empty: a
+// query whose conditions admit no message is answered empty without a read.
 type MessageFilter struct {
 	TopicID        model.EntityID
-	SequenceNumber []model.Condition[int64]
-	Timestamp      []model.Condition[model.Timestamp]
+	SequenceNumber *model.Range
+	Timestamp      *model.Range
 	Order          model.Order
 	Limit          int
 }

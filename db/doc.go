@@ -6,6 +6,11 @@
 // made so in one place, exec.go's failed). The faces never import it: the
 // core (package app) hands them its reads.
 //
+// A page of a topic's messages comes with its conditions already reduced
+// (app.MessageFilter: a range per column, as app.MessageQuery.Filter makes
+// it once for every store); no reader sees a condition, and none is asked
+// for a page that admits no message.
+//
 // As database/sql separates a driver from its users, db keeps the
 // questions the rest of the service asks and the plumbing, and hands a
 // small executor to one package per layout, each a reader of the mirror
@@ -41,10 +46,10 @@
 //     makes once per pool, and Piped and RowSource; layout.go the Layout
 //     (db.Layout); sql.go the SQL both layouts share: what their statements
 //     are made of (the message columns, a page's conditions, the live
-//     poll's pieces), a page's ranges and shape (FilterRanges,
-//     FilterBySequence), model values turned into SQL text (arrays bound as
-//     text literals: Int64Array) and the texts kept that are made for
-//     partitions; scan.go reads rows into model values.
+//     poll's pieces), a page's ranges and shape as its filter gives them
+//     (FilterRanges, FilterBySequence), model values turned into SQL text
+//     (arrays bound as text literals: Int64Array) and the texts kept that
+//     are made for partitions; scan.go reads rows into model values.
 //   - db/internal/v1: v1's reader (reader.go), a statement per question,
 //     its statements beside it (statements.go). It is also the reader before
 //     the layout is learned.

@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -24,8 +25,8 @@ func TestQueriesUseIndexes(t *testing.T) {
 	d := db.Wrap(b)
 	d.Record(rec)
 	ctx := context.Background()
-	seq := []model.Condition[int64]{{Op: model.OpGt, Value: 5}}
-	ts := []model.Condition[model.Timestamp]{{Op: model.OpLte, Value: 99}}
+	seq := &model.Range{Lo: 6, Hi: math.MaxInt64}
+	ts := &model.Range{Lo: math.MinInt64, Hi: 99}
 	ids := []model.EntityID{100, 101}
 	calls := map[string]func() error{
 		"MessageBySequence":  func() error { _, err := d.MessageBySequence(ctx, 7, 1); return ignoreNotFound(err) },

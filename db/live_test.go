@@ -111,8 +111,8 @@ func TestLivePoll(t *testing.T) {
 			// Each message is the row the message routes read, nullable
 			// columns and all.
 			for _, m := range p.Messages {
-				page, err := d.MessagesOfTopic(ctx, app.MessageFilter{TopicID: m.TopicID, Order: model.Asc, Limit: 2,
-					Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpEq, Value: m.ConsensusTimestamp}}})
+				page, err := d.MessagesOfTopic(ctx, filterOf(t, app.MessageQuery{TopicID: m.TopicID, Order: model.Asc, Limit: 2,
+					Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpEq, Value: m.ConsensusTimestamp}}}))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -206,19 +206,19 @@ func TestLivePollPlans(t *testing.T) {
 			return err
 		}, []string{"transaction_pkey"}},
 		{"history page", func() error {
-			_, err := d.MessagesOfTopic(ctx, app.MessageFilter{TopicID: 3007, Order: model.Asc, Limit: 1000,
+			_, err := d.MessagesOfTopic(ctx, filterOf(t, app.MessageQuery{TopicID: 3007, Order: model.Asc, Limit: 1000,
 				Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpGte, Value: model.Timestamp(base + 5_000_000)},
-					{Op: model.OpLt, Value: model.Timestamp(base + 90_000_000)}}})
+					{Op: model.OpLt, Value: model.Timestamp(base + 90_000_000)}}}))
 			return err
 		}, []string{"topic_message__topic_id_timestamp"}},
 		{"history page after the last sent", func() error {
-			_, err := d.MessagesOfTopic(ctx, app.MessageFilter{TopicID: 3007, Order: model.Asc, Limit: 1000,
-				Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpGt, Value: model.Timestamp(base + 5_000_000)}}})
+			_, err := d.MessagesOfTopic(ctx, filterOf(t, app.MessageQuery{TopicID: 3007, Order: model.Asc, Limit: 1000,
+				Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpGt, Value: model.Timestamp(base + 5_000_000)}}}))
 			return err
 		}, []string{"topic_message__topic_id_timestamp"}},
 		{"gap fill", func() error {
-			_, err := d.MessagesOfTopic(ctx, app.MessageFilter{TopicID: 3007, Order: model.Asc, Limit: 1000,
-				SequenceNumber: []model.Condition[int64]{{Op: model.OpGt, Value: 4000}, {Op: model.OpLt, Value: 4010}}})
+			_, err := d.MessagesOfTopic(ctx, filterOf(t, app.MessageQuery{TopicID: 3007, Order: model.Asc, Limit: 1000,
+				SequenceNumber: []model.Condition[int64]{{Op: model.OpGt, Value: 4000}, {Op: model.OpLt, Value: 4010}}}))
 			return err
 		}, []string{"topic_message__topic_id_seqnum"}},
 	}

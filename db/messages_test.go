@@ -58,45 +58,52 @@ func TestMessagesOfTopicFilters(t *testing.T) {
 		return lo + r.Int64N(hi-lo+1)
 	}
 	for i := 0; i < 400; i++ {
-		f := app.MessageFilter{TopicID: 7, Order: model.Asc, Limit: 1 + r.IntN(30)}
+		q := app.MessageQuery{TopicID: 7, Order: model.Asc, Limit: 1 + r.IntN(30)}
 		if r.IntN(2) == 0 {
-			f.Order = model.Desc
+			q.Order = model.Desc
 		}
 		for n := r.IntN(3); n > 0; n-- {
-			f.SequenceNumber = append(f.SequenceNumber, model.Condition[int64]{Op: ops[r.IntN(len(ops))], Value: value(-2, 63)})
+			q.SequenceNumber = append(q.SequenceNumber, model.Condition[int64]{Op: ops[r.IntN(len(ops))], Value: value(-2, 63)})
 		}
 		for n := r.IntN(3); n > 0; n-- {
-			f.Timestamp = append(f.Timestamp, model.Condition[model.Timestamp]{
+			q.Timestamp = append(q.Timestamp, model.Condition[model.Timestamp]{
 				Op: ops[r.IntN(len(ops))], Value: model.Timestamp(value(990, 1620))})
 		}
 		var want []msg
 		for _, m := range all {
 			ok := true
-			for _, c := range f.SequenceNumber {
+			for _, c := range q.SequenceNumber {
 				ok = ok && holds(c.Op, m.seq, c.Value)
 			}
-			for _, c := range f.Timestamp {
+			for _, c := range q.Timestamp {
 				ok = ok && holds(c.Op, m.ts, int64(c.Value))
 			}
 			if ok {
 				want = append(want, m)
 			}
 		}
-		if f.Order == model.Desc {
+		if q.Order == model.Desc {
 			slices.Reverse(want)
 		}
-		want = want[:min(len(want), f.Limit)]
+		want = want[:min(len(want), q.Limit)]
+		f, ok := q.Filter()
+		if !ok { // the ledger asks no store for it
+			if len(want) > 0 {
+				t.Fatalf("%+v admits no message, but %v", q, want)
+			}
+			continue
+		}
 		driver := []string{"prepared", "simple protocol"}[i%2]
 		d := drivers[driver]
 		got, err := d.MessagesOfTopic(ctx, f)
 		if err != nil {
-			t.Fatalf("%s %+v: %v", driver, f, err)
+			t.Fatalf("%s %+v: %v", driver, q, err)
 		}
 		// with a topic that has no messages, so that the array's statement
 		// answers (one topic alone is asked with MessagesOfTopic's)
 		batch, err := d.MessagesOfTopics(ctx, []model.EntityID{7, 70_000}, f)
 		if err != nil {
-			t.Fatalf("%s %+v: batch: %v", driver, f, err)
+			t.Fatalf("%s %+v: batch: %v", driver, q, err)
 		}
 		var gotMsgs, batchMsgs []msg
 		for _, m := range got {
@@ -112,7 +119,7 @@ func TestMessagesOfTopicFilters(t *testing.T) {
 			batchMsgs = append(batchMsgs, msg{m.SequenceNumber, int64(m.ConsensusTimestamp)})
 		}
 		if !slices.Equal(gotMsgs, want) || !slices.Equal(batchMsgs, want) {
-			t.Fatalf("%s, filter %+v:\n got   %v\n batch %v\n want  %v", driver, f, gotMsgs, batchMsgs, want)
+			t.Fatalf("%s, query %+v:\n got   %v\n batch %v\n want  %v", driver, q, gotMsgs, batchMsgs, want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -106,15 +107,13 @@ func TestCitusPlans(t *testing.T) {
 			t.Errorf("%s: %v", what, err)
 		}
 	}
-	seq := func(op model.Operator, v int64) []model.Condition[int64] {
-		return []model.Condition[int64]{{Op: op, Value: v}}
-	}
 	for _, topic := range topics {
 		for _, f := range []app.MessageFilter{
 			{TopicID: topic, Limit: 25},
 			{TopicID: topic, Limit: 100, Order: model.Desc},
-			{TopicID: topic, Limit: 7, SequenceNumber: seq(model.OpGt, 3)},
-			{TopicID: topic, Limit: 5, Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpGte, Value: stamps[0]}}, SequenceNumber: seq(model.OpLt, 50)},
+			{TopicID: topic, Limit: 7, SequenceNumber: &model.Range{Lo: 4, Hi: math.MaxInt64}},
+			{TopicID: topic, Limit: 5, Timestamp: &model.Range{Lo: int64(stamps[0]), Hi: math.MaxInt64},
+				SequenceNumber: &model.Range{Lo: math.MinInt64, Hi: 49}},
 		} {
 			page, err := d.MessagesOfTopic(ctx, f)
 			must("page", err)

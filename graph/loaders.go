@@ -340,12 +340,11 @@ type singleLoad[V any] struct {
 // queryKey is a query's canonical text (its topic aside).
 func queryKey(q app.MessageQuery) string {
 	var b strings.Builder
-	f := &q.MessageFilter
-	fmt.Fprintf(&b, "%s|%d|%t", f.Order, f.Limit, q.Lookahead)
-	for _, c := range f.SequenceNumber {
+	fmt.Fprintf(&b, "%s|%d|%t", q.Order, q.Limit, q.Lookahead)
+	for _, c := range q.SequenceNumber {
 		fmt.Fprintf(&b, "|s%s%d", c.Op, c.Value)
 	}
-	for _, c := range f.Timestamp {
+	for _, c := range q.Timestamp {
 		fmt.Fprintf(&b, "|t%s%d", c.Op, int64(c.Value))
 	}
 	return b.String()

@@ -166,7 +166,7 @@ func (r *recorder) LivePoll(ctx context.Context, after model.Timestamp, topics [
 }
 
 func (r *recorder) MessagesOfTopic(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
-	r.log(read{gapFill: len(f.SequenceNumber) > 0, text: fmt.Sprintf("MessagesOfTopic %+v", f)})
+	r.log(read{gapFill: f.SequenceNumber != nil, text: fmt.Sprintf("MessagesOfTopic %+v (sequence numbers %+v, timestamps %+v)", f, f.SequenceNumber, f.Timestamp)})
 	return r.store.MessagesOfTopic(ctx, f)
 }
 

@@ -210,19 +210,19 @@ func (s *Subscription) history(ctx context.Context, send func(*model.TopicMessag
 		if err := s.stopErr(); err != nil {
 			return err
 		}
-		f := app.MessageFilter{TopicID: s.req.Topic, Order: model.Asc, Limit: s.hub.o.Page}
+		q := app.MessageQuery{TopicID: s.req.Topic, Order: model.Asc, Limit: s.hub.o.Page}
 		if s.sent == 0 {
-			f.Timestamp = append(f.Timestamp, model.Condition[model.Timestamp]{Op: model.OpGte, Value: s.req.Start})
+			q.Timestamp = append(q.Timestamp, model.Condition[model.Timestamp]{Op: model.OpGte, Value: s.req.Start})
 		} else {
-			f.Timestamp = append(f.Timestamp, model.Condition[model.Timestamp]{Op: model.OpGt, Value: s.lastTs})
+			q.Timestamp = append(q.Timestamp, model.Condition[model.Timestamp]{Op: model.OpGt, Value: s.lastTs})
 		}
 		if s.req.End > 0 {
-			f.Timestamp = append(f.Timestamp, model.Condition[model.Timestamp]{Op: model.OpLt, Value: s.req.End})
+			q.Timestamp = append(q.Timestamp, model.Condition[model.Timestamp]{Op: model.OpLt, Value: s.req.End})
 		}
 		s.mu.Lock()
 		s.reread = false // what is dropped from now on is read again
 		s.mu.Unlock()
-		page, err := s.read(ctx, f)
+		page, err := s.read(ctx, &q)
 		if err != nil {
 			return err
 		}
@@ -236,7 +236,7 @@ func (s *Subscription) history(ctx context.Context, send func(*model.TopicMessag
 				return err
 			}
 		}
-		if len(page) < f.Limit {
+		if len(page) < q.Limit {
 			return nil
 		}
 	}
@@ -249,7 +249,7 @@ func (s *Subscription) history(ctx context.Context, send func(*model.TopicMessag
 // earlier one was committed after it. Without it every subscriber from
 // "now" would read its topic again at its first live message, all at once.
 func (s *Subscription) expectFirst(ctx context.Context) error {
-	before, err := s.read(ctx, app.MessageFilter{TopicID: s.req.Topic, Order: model.Desc, Limit: 1,
+	before, err := s.read(ctx, &app.MessageQuery{TopicID: s.req.Topic, Order: model.Desc, Limit: 1,
 		Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpLt, Value: s.req.Start}}})
 	if err != nil {
 		return err
@@ -288,9 +288,9 @@ func (s *Subscription) deliver(ctx context.Context, m *model.TopicMessage, polle
 func (s *Subscription) gapFill(ctx context.Context, next int64, send func(*model.TopicMessage) error) error {
 	wait := s.hub.o.GapWait
 	for attempt := 0; ; {
-		f := app.MessageFilter{TopicID: s.req.Topic, Order: model.Asc, Limit: s.hub.o.Page,
+		q := app.MessageQuery{TopicID: s.req.Topic, Order: model.Asc, Limit: s.hub.o.Page,
 			SequenceNumber: []model.Condition[int64]{{Op: model.OpGt, Value: s.lastSeq}, {Op: model.OpLt, Value: next}}}
-		page, err := s.read(ctx, f)
+		page, err := s.read(ctx, &q)
 		if err != nil {
 			return err
 		}
@@ -330,9 +330,14 @@ func (s *Subscription) finish(ctx context.Context, send func(*model.TopicMessage
 	return errDone
 }
 
-// read runs one page, retrying through a database outage shorter than
-// Options.Outage.
-func (s *Subscription) read(ctx context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
+// read runs one page of q, retrying through a database outage shorter than
+// Options.Outage; a page whose conditions admit no message is empty without
+// a read (app.MessageQuery.Filter).
+func (s *Subscription) read(ctx context.Context, q *app.MessageQuery) ([]model.TopicMessage, error) {
+	f, ok := q.Filter()
+	if !ok {
+		return nil, nil
+	}
 	var since time.Time
 	wait := 50 * time.Millisecond
 	for {

@@ -90,6 +90,12 @@ type Range struct {
 	Not    []int64
 }
 
+// Holds reports whether r admits v: what the conditions it was reduced
+// from (RangeOf) say of v.
+func (r Range) Holds(v int64) bool {
+	return r.Lo <= v && v <= r.Hi && !slices.Contains(r.Not, v)
+}
+
 // RangeOf reduces ANDed conditions on an integer column to a Range; ok is
 // false when no value can satisfy them all (lt the minimum, gt:5&lt:3, …).
 func RangeOf[T ~int64](conds []Condition[T]) (r Range, ok bool) {

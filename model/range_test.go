@@ -11,9 +11,9 @@ import (
 // admits is the meaning RangeOf must keep: every condition holds.
 func admits(conds []model.Condition[int64], v int64) bool { return model.AllHold(v, conds) }
 
-func inRange(r model.Range, ok bool, v int64) bool {
-	return ok && r.Lo <= v && v <= r.Hi && !slices.Contains(r.Not, v)
-}
+// inRange is what the reduced conditions say of v: the range holds it (an
+// empty range, !ok, holds nothing), which FuzzRangeOf holds to admits.
+func inRange(r model.Range, ok bool, v int64) bool { return ok && r.Holds(v) }
 
 type cond = model.Condition[int64]
 

@@ -224,20 +224,23 @@ func TestAgreesWithDB(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(32, 4))
 	for i := range 200 {
-		f := app.MessageFilter{TopicID: []model.EntityID{7, 11, 12}[r.IntN(3)], Order: []model.Order{model.Asc, model.Desc}[r.IntN(2)],
+		q := app.MessageQuery{TopicID: []model.EntityID{7, 11, 12}[r.IntN(3)], Order: []model.Order{model.Asc, model.Desc}[r.IntN(2)],
 			Limit: 1 + r.IntN(40)}
 		for range r.IntN(3) {
-			f.SequenceNumber = append(f.SequenceNumber, model.Condition[int64]{Op: randomOp(r), Value: r.Int64N(34)})
+			q.SequenceNumber = append(q.SequenceNumber, model.Condition[int64]{Op: randomOp(r), Value: r.Int64N(34)})
 		}
 		for range r.IntN(3) {
-			f.Timestamp = append(f.Timestamp, model.Condition[model.Timestamp]{Op: randomOp(r), Value: t0 + model.Timestamp(r.Int64N(330))})
+			q.Timestamp = append(q.Timestamp, model.Condition[model.Timestamp]{Op: randomOp(r), Value: t0 + model.Timestamp(r.Int64N(330))})
 		}
-		add(fmt.Sprintf("MessagesOfTopic %d %+v", i, f), func(ctx context.Context, s app.Store) (any, error) {
-			return s.MessagesOfTopic(ctx, f)
-		})
-		add(fmt.Sprintf("MessagesOfTopics %d %+v", i, f), func(ctx context.Context, s app.Store) (any, error) {
-			return s.MessagesOfTopics(ctx, []model.EntityID{7, 8, 11}, f)
-		})
+		// A store is asked only for a filter that admits some message.
+		if f, ok := q.Filter(); ok {
+			add(fmt.Sprintf("MessagesOfTopic %d %+v", i, q), func(ctx context.Context, s app.Store) (any, error) {
+				return s.MessagesOfTopic(ctx, f)
+			})
+			add(fmt.Sprintf("MessagesOfTopics %d %+v", i, q), func(ctx context.Context, s app.Store) (any, error) {
+				return s.MessagesOfTopics(ctx, []model.EntityID{7, 8, 11}, f)
+			})
+		}
 		ids := func() []model.Condition[model.EntityID] {
 			var c []model.Condition[model.EntityID]
 			for range r.IntN(3) {
@@ -245,12 +248,12 @@ func TestAgreesWithDB(t *testing.T) {
 			}
 			return c
 		}
-		sf := app.ScheduleFilter{ScheduleID: ids(), CreatorAccountID: nil, Order: f.Order, Limit: 1 + r.IntN(4), NoMatch: r.IntN(10) == 0}
+		sf := app.ScheduleFilter{ScheduleID: ids(), CreatorAccountID: nil, Order: q.Order, Limit: 1 + r.IntN(4), NoMatch: r.IntN(10) == 0}
 		if r.IntN(2) == 0 {
 			sf.CreatorAccountID = []model.Condition[model.EntityID]{{Op: randomOp(r), Value: 98}}
 		}
 		add(fmt.Sprintf("Schedules %d %+v", i, sf), func(ctx context.Context, s app.Store) (any, error) { return s.Schedules(ctx, sf) })
-		tf := app.TopicFilter{Order: f.Order, Limit: 1 + r.IntN(3)}
+		tf := app.TopicFilter{Order: q.Order, Limit: 1 + r.IntN(3)}
 		for range r.IntN(3) {
 			tf.ID = append(tf.ID, model.Condition[model.EntityID]{Op: randomOp(r), Value: 6 + model.EntityID(r.Int64N(4))})
 		}

@@ -168,17 +168,20 @@ func page[T any, K cmp.Ordered](rows []T, order model.Order, limit int, key func
 	return rows[:max(0, min(len(rows), limit))]
 }
 
-// messagesOfTopic is MessagesOfTopic under the lock (§2.3: the conditions
-// ANDed, ordered by consensus time, at most the limit).
+// messagesOfTopic is MessagesOfTopic under the lock (§2.3: in the filter's
+// ranges, ordered by consensus time, at most the limit).
 func (s *Store) messagesOfTopic(f app.MessageFilter) []model.TopicMessage {
 	var rows []model.TopicMessage
 	for _, m := range s.messages {
-		if m.TopicID == f.TopicID && model.AllHold(m.SequenceNumber, f.SequenceNumber) && model.AllHold(m.ConsensusTimestamp, f.Timestamp) {
+		if m.TopicID == f.TopicID && holds(f.SequenceNumber, m.SequenceNumber) && holds(f.Timestamp, int64(m.ConsensusTimestamp)) {
 			rows = append(rows, m)
 		}
 	}
 	return page(rows, f.Order, f.Limit, app.MessageKey)
 }
+
+// holds: r admits v, a nil range (no condition) admitting every value.
+func holds(r *model.Range, v int64) bool { return r == nil || r.Holds(v) }
 
 func (s *Store) MessagesOfTopic(_ context.Context, f app.MessageFilter) ([]model.TopicMessage, error) {
 	defer s.mu.Unlock()

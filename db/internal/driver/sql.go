@@ -2,6 +2,7 @@ package driver
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -28,9 +29,10 @@ const MessageColumnsM = "m.consensus_timestamp, m.message, m.running_hash, m.seq
 	"m.topic_id, m.initial_transaction_id"
 
 // A page of a topic's messages is one of a few fixed texts with parameters:
-// a filter of any mix of conditions is reduced to one range and one
-// exclusion list per column (model.RangeOf), so three shapes (the
-// conditions below) and two directions serve every page, on either layout
+// a filter of any mix of conditions comes reduced to one range and one
+// exclusion list per column (app.MessageFilter, reduced in app by
+// model.RangeOf), so three shapes (the conditions below, FilterBySequence and
+// FilterByTimestamp choosing) and two directions serve every page, on either layout
 // (v1's statements in db/internal/v1, v2's by partition in db/internal/v2's
 // pages.go).
 //
@@ -80,18 +82,28 @@ const (
 	LivePollEnd  = " ORDER BY consensus_timestamp) AS m) ON true ORDER BY m.consensus_timestamp"
 )
 
-// FilterRanges reduces the filter's conditions; ok is false when they admit no message.
-func FilterRanges(f *app.MessageFilter) (seq, ts model.Range, ok bool) {
-	seq, okSeq := model.RangeOf(f.SequenceNumber)
-	ts, okTs := model.RangeOf(f.Timestamp)
-	return seq, ts, okSeq && okTs
+// FilterRanges are the ranges of f's page (app.MessageFilter: reduced in
+// app, never empty), a column no condition restricts admitting every value.
+func FilterRanges(f *app.MessageFilter) (seq, ts model.Range) {
+	return rangeOrAll(f.SequenceNumber), rangeOrAll(f.Timestamp)
+}
+
+func rangeOrAll(r *model.Range) model.Range {
+	if r == nil {
+		return model.Range{Lo: math.MinInt64, Hi: math.MaxInt64}
+	}
+	return *r
 }
 
 // FilterBySequence: only sequence numbers are filtered, so the page can walk the
 // (topic_id, sequence_number) index.
 func FilterBySequence(f *app.MessageFilter) bool {
-	return len(f.Timestamp) == 0 && len(f.SequenceNumber) > 0
+	return f.Timestamp == nil && f.SequenceNumber != nil
 }
+
+// FilterByTimestamp: no sequence number is filtered, so the page walks the
+// (topic_id, consensus_timestamp) index (the third shape: both filtered).
+func FilterByTimestamp(f *app.MessageFilter) bool { return f.SequenceNumber == nil }
 
 // SQL text made from model values. The query layer's statements are fixed
 // texts; what varies is chosen among constants here (comparison) or travels

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"mirrorql/app"
 	"mirrorql/model"
 )
 
@@ -29,6 +30,34 @@ func TestComparison(t *testing.T) {
 				t.Errorf("Comparison(%q) = %q, want %q", tt.op, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestFilterRanges(t *testing.T) {
+	all := model.Range{Lo: math.MinInt64, Hi: math.MaxInt64}
+	seq := &model.Range{Lo: 3, Hi: 9, Not: []int64{5}}
+	ts := &model.Range{Lo: 100, Hi: math.MaxInt64}
+	tests := []struct {
+		name        string
+		f           app.MessageFilter
+		seq, ts     model.Range
+		bySeq, byTs bool
+	}{
+		{"none", app.MessageFilter{}, all, all, false, true},
+		{"sequence numbers alone", app.MessageFilter{SequenceNumber: seq}, *seq, all, true, false},
+		{"timestamps alone", app.MessageFilter{Timestamp: ts}, all, *ts, false, true},
+		{"both", app.MessageFilter{SequenceNumber: seq, Timestamp: ts}, *seq, *ts, false, false},
+	}
+	for _, tt := range tests {
+		gotSeq, gotTs := FilterRanges(&tt.f)
+		if gotSeq.Lo != tt.seq.Lo || gotSeq.Hi != tt.seq.Hi || len(gotSeq.Not) != len(tt.seq.Not) ||
+			gotTs.Lo != tt.ts.Lo || gotTs.Hi != tt.ts.Hi || len(gotTs.Not) != len(tt.ts.Not) {
+			t.Errorf("%s: FilterRanges = %+v, %+v; want %+v, %+v", tt.name, gotSeq, gotTs, tt.seq, tt.ts)
+		}
+		if FilterBySequence(&tt.f) != tt.bySeq || FilterByTimestamp(&tt.f) != tt.byTs {
+			t.Errorf("%s: by sequence %v, by timestamp %v; want %v, %v", tt.name,
+				FilterBySequence(&tt.f), FilterByTimestamp(&tt.f), tt.bySeq, tt.byTs)
+		}
 	}
 }
 

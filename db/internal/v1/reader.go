@@ -124,15 +124,11 @@ func groupByTopic(out map[model.EntityID][]model.TopicMessage, rows []model.Topi
 }
 
 // messagePage sends the statement of f's page, for f.TopicID when topics is
-// nil, else for each of topics, and hands its rows to read. A filter that
-// admits no message sends nothing. One topic of topics (a lone topic's page
-// in GraphQL) is asked with its own page's statement, which costs less to
-// run and to read than the array's.
+// nil, else for each of topics, and hands its rows to read. One topic of
+// topics (a lone topic's page in GraphQL) is asked with its own page's
+// statement, which costs less to run and to read than the array's.
 func (r *Reader) messagePage(ctx context.Context, f app.MessageFilter, topics []model.EntityID, read func(driver.RowSource) error) error {
-	seq, ts, ok := driver.FilterRanges(&f)
-	if !ok {
-		return nil
-	}
+	seq, ts := driver.FilterRanges(&f)
 	if len(topics) == 1 {
 		f.TopicID, topics = topics[0], nil
 	}
@@ -145,7 +141,7 @@ func (r *Reader) messagePage(ctx context.Context, f app.MessageFilter, topics []
 	switch {
 	case driver.FilterBySequence(&f):
 		return r.env.Query(ctx, read, bySeq, topic, seq.Lo, seq.Hi, driver.NotArray(seq), limit)
-	case len(f.SequenceNumber) == 0:
+	case driver.FilterByTimestamp(&f):
 		return r.env.Query(ctx, read, byTs, topic, ts.Lo, ts.Hi, driver.NotArray(ts), limit)
 	}
 	return r.env.QueryPlanned(ctx, read, mixed, topic, seq.Lo, seq.Hi, driver.NotArray(seq), ts.Lo, ts.Hi, driver.NotArray(ts), limit)

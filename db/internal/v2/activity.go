@@ -236,12 +236,12 @@ func (p *Reader) LatestMessages(ctx context.Context, topics []model.EntityID) (m
 }
 
 // latest is the newest message of a topic (nil when it has none): the
-// newest windows first. The condition on the sequence number, true of every
-// message, makes it the by-sequence page, which walks the (topic_id,
+// newest windows first. The range of sequence numbers, set though it admits
+// every message, makes it the by-sequence page, which walks the (topic_id,
 // sequence_number) index backward as v1's latestMessagesSQL does.
 func (p *Reader) latest(ctx context.Context, topic model.EntityID) (*model.TopicMessage, error) {
 	rows, err := p.messagesOfTopic(ctx, app.MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc,
-		SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: math.MinInt64}}})
+		SequenceNumber: &model.Range{Lo: math.MinInt64, Hi: math.MaxInt64}})
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}

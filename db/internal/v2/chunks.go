@@ -35,7 +35,7 @@ func (p *Reader) Chunks(ctx context.Context, topics, los, his []int64) (rows []m
 			end++
 		}
 		page, err := p.messagesOfTopic(ctx, app.MessageFilter{TopicID: model.EntityID(topic), Limit: int(min(hi-lo+1, math.MaxInt32)),
-			SequenceNumber: []model.Condition[int64]{{Op: model.OpGte, Value: lo}, {Op: model.OpLte, Value: hi}}})
+			SequenceNumber: &model.Range{Lo: lo, Hi: hi}})
 		if err != nil {
 			return nil, nil, err
 		}

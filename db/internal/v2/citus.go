@@ -95,7 +95,7 @@ func (c Citus) MessageByTimestamp(ctx context.Context, ts model.Timestamp) (*mod
 		return nil, app.ErrNotFound
 	}
 	rows, err := p.messagesOfTopic(ctx, app.MessageFilter{TopicID: model.EntityID(topics[0]), Limit: 2,
-		Timestamp: []model.Condition[model.Timestamp]{{Op: model.OpEq, Value: ts}}})
+		Timestamp: &model.Range{Lo: int64(ts), Hi: int64(ts)}})
 	if err != nil {
 		return nil, err
 	}

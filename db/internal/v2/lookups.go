@@ -35,7 +35,7 @@ func (p *Reader) MessageBySequence(ctx context.Context, topic model.EntityID, se
 		}
 	}
 	rows, err := p.messagesOfTopic(ctx, app.MessageFilter{TopicID: topic, Limit: 2,
-		SequenceNumber: []model.Condition[int64]{{Op: model.OpEq, Value: seq}}})
+		SequenceNumber: &model.Range{Lo: seq, Hi: seq}})
 	if err != nil {
 		return nil, err
 	}

@@ -57,18 +57,17 @@ type pageQuery struct {
 	limit         int
 }
 
-// pageQueryOf is f's page as a query; false when f admits no message, or
-// asks for none.
+// pageQueryOf is f's page as a query; false when f asks for no message.
 func pageQueryOf(f *app.MessageFilter) (pageQuery, bool) {
-	seq, ts, ok := driver.FilterRanges(f)
-	if !ok || f.Limit <= 0 {
+	if f.Limit <= 0 {
 		return pageQuery{}, false
 	}
+	seq, ts := driver.FilterRanges(f)
 	q := pageQuery{shape: shapeMixed, desc: f.Order == model.Desc, dir: driver.Direction(f.Order), seq: seq, ts: ts, limit: f.Limit}
 	switch {
 	case driver.FilterBySequence(f):
 		q.shape = shapeSequence
-	case len(f.SequenceNumber) == 0:
+	case driver.FilterByTimestamp(f):
 		q.shape = shapeTimestamp
 	}
 	if q.shape != shapeTimestamp {

@@ -90,6 +90,9 @@ type Range struct {
 	Not    []int64
 }
 
+// Unbounded is the range that admits every value: no condition's.
+func Unbounded() Range { return Range{Lo: math.MinInt64, Hi: math.MaxInt64} }
+
 // Holds reports whether r admits v: what the conditions it was reduced
 // from (RangeOf) say of v.
 func (r Range) Holds(v int64) bool {
@@ -99,7 +102,7 @@ func (r Range) Holds(v int64) bool {
 // RangeOf reduces ANDed conditions on an integer column to a Range; ok is
 // false when no value can satisfy them all (lt the minimum, gt:5&lt:3, …).
 func RangeOf[T ~int64](conds []Condition[T]) (r Range, ok bool) {
-	r = Range{Lo: math.MinInt64, Hi: math.MaxInt64}
+	r = Unbounded()
 	for _, c := range conds {
 		v := int64(c.Value)
 		switch c.Op {

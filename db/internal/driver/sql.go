@@ -2,7 +2,6 @@ package driver
 
 import (
 	"errors"
-	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -90,7 +89,7 @@ func FilterRanges(f *app.MessageFilter) (seq, ts model.Range) {
 
 func rangeOrAll(r *model.Range) model.Range {
 	if r == nil {
-		return model.Range{Lo: math.MinInt64, Hi: math.MaxInt64}
+		return model.Unbounded()
 	}
 	return *r
 }

@@ -2,7 +2,6 @@ package v2
 
 import (
 	"context"
-	"math"
 	"slices"
 
 	"mirrorql/app"
@@ -240,8 +239,8 @@ func (p *Reader) LatestMessages(ctx context.Context, topics []model.EntityID) (m
 // every message, makes it the by-sequence page, which walks the (topic_id,
 // sequence_number) index backward as v1's latestMessagesSQL does.
 func (p *Reader) latest(ctx context.Context, topic model.EntityID) (*model.TopicMessage, error) {
-	rows, err := p.messagesOfTopic(ctx, app.MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc,
-		SequenceNumber: &model.Range{Lo: math.MinInt64, Hi: math.MaxInt64}})
+	every := model.Unbounded()
+	rows, err := p.messagesOfTopic(ctx, app.MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc, SequenceNumber: &every})
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package v2
 import (
 	"context"
 	"maps"
-	"math"
 
 	"mirrorql/app"
 	"mirrorql/db/internal/driver"
@@ -56,7 +55,7 @@ func (p *Reader) partitionOfSequence(ctx context.Context, topic model.EntityID, 
 	part, n := -1, 0
 	r := model.Range{Lo: seq, Hi: seq}
 	for _, w := range ws {
-		if w.overlaps(r, model.Range{Lo: math.MinInt64, Hi: math.MaxInt64}) {
+		if w.overlaps(r, model.Unbounded()) {
 			part, n = int(w.part), n+1
 		}
 	}

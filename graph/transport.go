@@ -11,6 +11,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	gojson "github.com/goccy/go-json"
+
+	"mirrorql/graph/view"
 )
 
 // postJSON is gqlgen's POST transport with its common case done here: a
@@ -65,7 +67,10 @@ func (t postJSON) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphE
 		t.plans.learn(r.Context(), params.Query, rc)
 	}
 	w.Header().Set("Content-Type", responseType(r.Header.Get("Accept")))
-	responses, ctx := exec.DispatchOperation(r.Context(), rc)
+	// The data's room is lent (view.Lend) and given back once written.
+	ctx, lender := view.Lend(r.Context())
+	defer lender.Return()
+	responses, ctx := exec.DispatchOperation(ctx, rc)
 	resp := responses(ctx)
 	if len(resp.Errors) > 0 || len(resp.Extensions) > 0 || resp.Label != "" || resp.Path != nil ||
 		resp.HasNext != nil || len(resp.Data) == 0 {

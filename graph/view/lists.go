@@ -51,7 +51,7 @@ func (l *Messages) MarshalGQLContext(ctx context.Context, w io.Writer) error {
 		}).MarshalGQL(w)
 		return nil
 	}
-	writeList(w, len(l.Rows), func(i int) { s.writeMessage(w, &l.Rows[i]) },
+	writeList(ctx, w, len(l.Rows), func(i int) { s.writeMessage(w, &l.Rows[i]) },
 		func(i int) int { return s.varBytes(&l.Rows[i]) })
 	return nil
 }
@@ -105,7 +105,7 @@ func (l *MessageEdges) MarshalGQLContext(ctx context.Context, w io.Writer) error
 		}).MarshalGQL(w)
 		return nil
 	}
-	writeEdges(w, "TopicMessageEdge", fields, nodes, len(l.Rows),
+	writeEdges(ctx, w, "TopicMessageEdge", fields, nodes, len(l.Rows),
 		func(r int) {
 			// A cursor is unpadded URL-safe base64: nothing to escape.
 			b := append(spare(w, 40), '"')
@@ -120,9 +120,9 @@ func (l *MessageEdges) MarshalGQLContext(ctx context.Context, w io.Writer) error
 // fields collected: its cursor (cursor writes row r's) and its node under
 // that field's selection in nodes (node writes row r's; vary, the bytes of
 // its data that vary, for writeList).
-func writeEdges(w io.Writer, typename string, fields []graphql.CollectedField, nodes []*selection, n int,
+func writeEdges(ctx context.Context, w io.Writer, typename string, fields []graphql.CollectedField, nodes []*selection, n int,
 	cursor func(r int), node func(s *selection, r int), vary func(s *selection, r int) int) {
-	writeList(w, n, func(r int) {
+	writeList(ctx, w, n, func(r int) {
 		io.WriteString(w, "{") //nolint:errcheck
 		for i := range fields {
 			f := &fields[i]

@@ -298,8 +298,9 @@ func (s *selection) write(w io.Writer, value func(f *selected)) {
 // bytes (vary: the part of an element that depends on its row's data), plus
 // each other element's varying bytes. A page of 100 messages is some 64 KB,
 // and the buffer doubling its way there allocated about twice that again
-// (bench/handler's B/op).
-func writeList(w io.Writer, n int, element func(i int), vary func(i int) int) {
+// (bench/handler's B/op). The room is ctx's lender's when it has one
+// (room.go).
+func writeList(ctx context.Context, w io.Writer, n int, element func(i int), vary func(i int) int) {
 	io.WriteString(w, "[") //nolint:errcheck
 	buf, _ := w.(*bytes.Buffer)
 	for i := range n {
@@ -317,7 +318,7 @@ func writeList(w io.Writer, n int, element func(i int), vary func(i int) int) {
 		for j := 1; j < n; j++ {
 			room += max(fixed, 0) + vary(j)
 		}
-		buf.Grow(room)
+		makeRoom(ctx, buf, room)
 	}
 	io.WriteString(w, "]") //nolint:errcheck
 }

@@ -98,7 +98,7 @@ func (l *Schedules) MarshalGQLContext(ctx context.Context, w io.Writer) error {
 		return nil
 	}
 	s := scheduleSelection(graphql.GetOperationContext(ctx), sel)
-	writeList(w, len(l.Rows), func(i int) { s.writeSchedule(w, &l.Rows[i]) },
+	writeList(ctx, w, len(l.Rows), func(i int) { s.writeSchedule(w, &l.Rows[i]) },
 		func(i int) int { return s.scheduleVarBytes(&l.Rows[i]) })
 	return nil
 }
@@ -127,7 +127,7 @@ func (l *ScheduleEdges) MarshalGQLContext(ctx context.Context, w io.Writer) erro
 			nodes[i] = scheduleSelection(oc, fields[i].Selections)
 		}
 	}
-	writeEdges(w, "ScheduleEdge", fields, nodes, len(l.Rows),
+	writeEdges(ctx, w, "ScheduleEdge", fields, nodes, len(l.Rows),
 		func(r int) { (*String)(&l.Cursors[r]).MarshalGQL(w) },
 		func(s *selection, r int) { s.writeSchedule(w, &l.Rows[r]) },
 		func(s *selection, r int) int { return s.scheduleVarBytes(&l.Rows[r]) })

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"mirrorql/tools/seed"
 )
 
@@ -41,6 +43,33 @@ func registerABFlags() *abFlags {
 	})
 	flag.IntVar(&a.rounds, "ab-rounds", 4, "rounds of the A/B mode (each runs both builds, the order alternated)")
 	return a
+}
+
+// abDataRoutes are the routes on the database at url: a scale data set's
+// (-scale, its spec in the database's comment) as -scale draws them, so
+// that an A/B run on it asks what -scale-pair asks; else the seed's of o.
+func abDataRoutes(ctx context.Context, url string, o seed.Options) ([]route, error) {
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	var comment *string
+	err = c.QueryRow(ctx, "select shobj_description(oid, 'pg_database') from pg_database where datname = current_database()").Scan(&comment)
+	if err != nil {
+		return nil, err
+	}
+	if comment != nil {
+		if spec, _, ok := parseScaleMarker(*comment); ok {
+			plan, err := newScalePlan(spec)
+			if err != nil {
+				return nil, err
+			}
+			log.Printf("a scale data set of %d messages: its routes as -scale draws them", spec.Messages)
+			return buildScaleRoutes(plan, "127.0.0.1"), nil
+		}
+	}
+	return buildRoutes(o, "127.0.0.1", hotWindow{}), nil
 }
 
 // abResult is one build's measurements of one route on one database.
@@ -92,7 +121,11 @@ func runAB(ctx context.Context, f flags, out io.Writer) error {
 		name, url, _ := strings.Cut(d, "=")
 		dbs = append(dbs, name)
 		rss[name] = &[2][]int64{}
-		routes := abRoutes(f, buildRoutes(o, "127.0.0.1", hotWindow{}))
+		all, err := abDataRoutes(ctx, url, o)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		routes := abRoutes(f, all)
 		groups := abGroups(routes)
 		for round := range af.rounds {
 			log.Printf("%s, round %d", name, round+1)

@@ -69,50 +69,124 @@ func (p *Reader) Firsts(ctx context.Context, topic model.EntityID, bounds []mode
 // (activityPlan.pass), runs its statements, and moves the boundaries their
 // windows had no message after on to the next window (activityPlan.next),
 // until every boundary has its first sequence number or no window is left;
-// past the topic's last message the first is the last plus one.
+// past the topic's last message the first is the last plus one (afterLast).
 func (p *Reader) activityWindows(ctx context.Context, topic model.EntityID, bounds []model.Timestamp) ([]int64, error) {
 	ws, err := p.topicWindows(ctx, int64(topic))
 	if err != nil {
 		return nil, err
 	}
 	pl := planActivity(ws, bounds)
+	guess := p.guessLast(topic, ws, bounds)
 	for stmts := pl.pass(); len(stmts) > 0; stmts = pl.pass() {
-		if err := p.runActivity(ctx, topic, stmts, pl.firsts); err != nil {
+		if err := p.runActivity(ctx, topic, stmts, pl.firsts, guess); err != nil {
 			return nil, err
 		}
+		guess = guess.sent()
 		if pl.next() {
 			p.forget(int64(topic)) // the map is behind: learn it again next time
 		}
 	}
-	// Past the last message: the first at or after is the last plus one.
+	return pl.firsts, p.afterLast(ctx, topic, pl.firsts, guess)
+}
+
+// afterLast sets the firsts still unknown (-1), boundaries past the topic's
+// last message, to the last sequence number plus one (0 for a topic without
+// messages): the one guessLast read, else latest's.
+func (p *Reader) afterLast(ctx context.Context, topic model.EntityID, firsts []int64, guess *lastGuess) error {
 	next := int64(-1) // not read yet
-	for i := range pl.firsts {
-		if pl.firsts[i] >= 0 {
+	for i := range firsts {
+		if firsts[i] >= 0 {
 			continue
 		}
 		if next < 0 {
-			last, err := p.latest(ctx, topic)
+			last, err := guess.latest(slices.Max(firsts))
+			if last == nil && err == nil {
+				last, err = p.latest(ctx, topic)
+			}
 			if err != nil {
-				return nil, err
+				return err
 			}
 			next = 0
 			if last != nil {
 				next = last.SequenceNumber + 1
 			}
 		}
-		pl.firsts[i] = next
+		firsts[i] = next
 	}
-	return pl.firsts, nil
+	return nil
+}
+
+// lastGuess is the first statement of the topic's latest page (latest: its
+// newest window, by its partition's name), sent in the pipeline of an
+// activity read's first pass when the read's last boundary lies in that
+// window: then it is most likely past the topic's last message, whose
+// sequence number the read needs (afterLast), and the statement would
+// otherwise be a round trip of its own after the passes. What it found
+// is the latest page as latest reads it: that page's first statement, the
+// whole page when it found its one row. Found nothing, latest reads the page.
+type lastGuess struct {
+	piped   driver.Piped
+	part    *partition
+	rows    pageRows
+	pending bool // not sent yet
+}
+
+// guessLast is the latest page's first statement when the last boundary
+// lies in the topic's newest window and the page's plan (planPage) reads
+// that window by its partition's name; else nil, nothing guessed.
+func (p *Reader) guessLast(topic model.EntityID, ws []window, bounds []model.Timestamp) *lastGuess {
+	if len(ws) == 0 || len(bounds) == 0 || int64(bounds[len(bounds)-1]) < ws[len(ws)-1].lo {
+		return nil
+	}
+	f := latestFilter(topic)
+	q, _ := pageQueryOf(&f)
+	// A page of one row, newest first: its first statement is the newest
+	// window's alone, whatever the windows before it (runOf).
+	pl := planPage(&q, ws[len(ws)-1:], nil)
+	s, ok := pl.next(0, false)
+	if !ok || s.kind != stepPartition {
+		return nil
+	}
+	g := &lastGuess{part: &p.messages.parts[s.first], pending: true}
+	g.rows.out = make([]model.TopicMessage, 0, 1)
+	g.piped = driver.Piped{SQL: sliceSQL(&q, g.part), Args: q.args(int64(topic), s), Read: g.rows.read}
+	return g
+}
+
+// sent is the guess once a pass's pipeline carried it: the same guess,
+// no longer pending.
+func (g *lastGuess) sent() *lastGuess {
+	if g != nil {
+		g.pending = false
+	}
+	return g
+}
+
+// latest is the topic's newest message as the guess found it, nil when it
+// found none (or none was guessed), or one older than found, the newest
+// message a pass found (a later pass, sent after the guess, found one
+// written since: latest reads it again, so that no count comes out
+// negative); errStale when it came from a partition whose storage is not
+// the catalog's, as readChecked tells.
+func (g *lastGuess) latest(found int64) (*model.TopicMessage, error) {
+	if g == nil || len(g.rows.out) == 0 || g.rows.out[0].SequenceNumber < found {
+		return nil, nil
+	}
+	if g.rows.check != g.part.filenode {
+		return nil, errStale
+	}
+	return &g.rows.out[0], nil
 }
 
 // runActivity sends a pass's statements, pipelined, each on the block of
-// partitions its windows fall in (blockOf), and puts the first sequence
-// numbers they find into firsts; errStale when a partition they read was
-// truncated since the map was learned.
-func (p *Reader) runActivity(ctx context.Context, topic model.EntityID, stmts []activityStatement, firsts []int64) error {
-	checks := make([]*int64, len(stmts))
-	blocks := make([]*partition, len(stmts)) // the partition each statement checks
-	ps := make([]driver.Piped, len(stmts))
+// partitions its windows fall in (blockOf), and the guess of the latest
+// page while it is pending, and puts the first sequence numbers they find
+// into firsts; errStale when a partition they read was truncated since the
+// map was learned.
+func (p *Reader) runActivity(ctx context.Context, topic model.EntityID, stmts []activityStatement, firsts []int64, guess *lastGuess) error {
+	checks := make([]*int64, len(stmts), len(stmts)+1)
+	blocks := make([]*partition, len(stmts), len(stmts)+1) // the partition each statement checks
+	ps := make([]driver.Piped, len(stmts), len(stmts)+1)
 	for n := range stmts {
 		st := &stmts[n]
 		block := p.messages.blockOf(st.lo, st.hi)
@@ -135,10 +209,14 @@ func (p *Reader) runActivity(ctx context.Context, topic model.EntityID, stmts []
 			},
 		}
 	}
+	if guess != nil && guess.pending {
+		// its check is latest's to judge: set only when it found a row
+		ps, blocks, checks = append(ps, guess.piped), append(blocks, guess.part), append(checks, &guess.rows.check)
+	}
 	if err := p.server.checked(ctx, p.env, ps, blocks, checks); err != nil {
 		return err
 	}
-	for i, check := range checks {
+	for i, check := range checks[:len(stmts)] {
 		if *check != blocks[i].filenode {
 			return errStale
 		}
@@ -239,10 +317,16 @@ func (p *Reader) LatestMessages(ctx context.Context, topics []model.EntityID) (m
 // every message, makes it the by-sequence page, which walks the (topic_id,
 // sequence_number) index backward as v1's latestMessagesSQL does.
 func (p *Reader) latest(ctx context.Context, topic model.EntityID) (*model.TopicMessage, error) {
-	every := model.Unbounded()
-	rows, err := p.messagesOfTopic(ctx, app.MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc, SequenceNumber: &every})
+	rows, err := p.messagesOfTopic(ctx, latestFilter(topic))
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
 	return &rows[0], nil
+}
+
+// latestFilter is the latest page's filter: one message, newest first, by
+// sequence number.
+func latestFilter(topic model.EntityID) app.MessageFilter {
+	every := model.Unbounded()
+	return app.MessageFilter{TopicID: topic, Limit: 1, Order: model.Desc, SequenceNumber: &every}
 }

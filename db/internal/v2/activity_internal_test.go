@@ -1,7 +1,10 @@
 package v2
 
 import (
+	"errors"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"mirrorql/model"
@@ -71,5 +74,51 @@ func TestActivityPlan(t *testing.T) {
 	}
 	if want := []int64{7, 21, 21, 30, 41, -1}; !slices.Equal(pl.firsts, want) {
 		t.Errorf("firsts %v, want %v (the last is past the topic's end)", pl.firsts, want)
+	}
+}
+
+// TestGuessLast: an activity read whose last boundary lies in the topic's
+// newest window sends the latest page's first statement (that window's
+// partition, by its name, newest first, one row) with its first pass; one
+// whose last boundary is earlier, or whose newest window has no partition
+// to name, guesses nothing. The guess answers only with a row from the
+// catalog's storage, and never one older than a pass found.
+func TestGuessLast(t *testing.T) {
+	parts := []partition{{name: `"p0"`, lo: 0, hi: 100, filenode: 10}, {name: `"p1"`, lo: 100, hi: 200, filenode: 11}}
+	for i := range parts {
+		parts[i].check = postgresServer{}.checkColumn(&parts[i])
+	}
+	p := &Reader{messages: partitionSet{parts: parts}, server: postgresServer{}}
+	ws := []window{
+		{part: 0, lo: 0, hi: 100, seqLo: 1, seqHi: 5, rows: 4},
+		{part: 1, lo: 100, hi: 200, seqLo: 5, seqHi: math.MaxInt64, rows: -1, why: whyTail},
+	}
+	if g := p.guessLast(7, ws, []model.Timestamp{10, 90}); g != nil {
+		t.Errorf("last boundary before the newest window: guessed %q", g.piped.SQL)
+	}
+	parent := []window{ws[0], {part: -1, lo: 100, hi: 200, rows: -1, why: whyTail}}
+	if g := p.guessLast(7, parent, []model.Timestamp{10, 150}); g != nil {
+		t.Errorf("newest window on the parent table: guessed %q", g.piped.SQL)
+	}
+	g := p.guessLast(7, ws, []model.Timestamp{10, 150})
+	if g == nil {
+		t.Fatal("last boundary in the newest window: no guess")
+	}
+	if !strings.Contains(g.piped.SQL, `'"p1"'`) || !strings.Contains(g.piped.SQL, "ORDER BY sequence_number DESC LIMIT $5") ||
+		g.piped.Args[0] != int64(7) || g.piped.Args[4] != int64(1) {
+		t.Errorf("guess %q %v: want partition p1's page, newest first, one row", g.piped.SQL, g.piped.Args)
+	}
+	if m, err := g.latest(0); m != nil || err != nil {
+		t.Errorf("nothing found: latest %v, %v; want none (latest reads the page)", m, err)
+	}
+	g.rows.out, g.rows.check = append(g.rows.out, model.TopicMessage{SequenceNumber: 9}), 11
+	if m, err := g.latest(8); err != nil || m == nil || m.SequenceNumber != 9 {
+		t.Errorf("found 9: latest %v, %v", m, err)
+	}
+	if m, err := g.latest(10); m != nil || err != nil {
+		t.Errorf("a pass found 10, newer than the guess's 9: latest %v, %v; want none", m, err)
+	}
+	if g.rows.check = 99; !errors.Is(func() error { _, err := g.latest(0); return err }(), errStale) {
+		t.Errorf("a row from storage other than the catalog's: want errStale")
 	}
 }

@@ -201,6 +201,11 @@ func (p *Reader) runPage(ctx context.Context, topic int64, q *pageQuery, pl *pag
 	r := &pageRows{out: make([]model.TopicMessage, 0, min(pl.limit, 128))}
 	found := false
 	for {
+		if n, err := p.runAhead(ctx, topic, q, pl, r, &found); err != nil {
+			return nil, err
+		} else if n > 0 {
+			continue
+		}
 		s, ok := pl.next(len(r.out), found)
 		if !ok {
 			return r.out, nil
@@ -231,6 +236,103 @@ func (p *Reader) runPage(ctx context.Context, topic int64, q *pageQuery, pl *pag
 		}
 		found = s.kind != stepParent && len(r.out) > before
 	}
+}
+
+// maxAhead is how many statements of a page runAhead sends at once at most.
+const maxAhead = 8
+
+// ahead is the plan's next statements while each is sure of the rows it
+// reads: a statement by a partition's name (a window, or a run) whose
+// windows the map knows the size of reads them all, or the rows the page
+// still needs if fewer (want). The last may be of unknown size (want -1):
+// nothing after it depends on it. Planned on a copy: pl is unchanged.
+func (pl *pagePlan) ahead(read int, found bool, steps []pageStep, want []int) ([]pageStep, []int) {
+	c := *pl
+	for len(steps) < maxAhead {
+		todo := c.todo
+		s, ok := c.next(read, found)
+		if !ok || (s.kind != stepPartition && s.kind != stepRun) {
+			break
+		}
+		n := 0
+		for _, w := range todo[:len(todo)-len(c.todo)] {
+			if w.rows < 0 {
+				n = -1
+				break
+			}
+			n += int(w.rows)
+		}
+		steps = append(steps, s)
+		if n < 0 {
+			return steps, append(want, -1)
+		}
+		n = min(n, int(s.limit))
+		want = append(want, n)
+		read, found = read+n, n > 0
+	}
+	return steps, want
+}
+
+// runAhead sends the plan's next statements (ahead) in one pipeline when
+// there are several, and moves the plan on past those whose rows came as
+// the map said: a statement that read other than its windows' size (a map
+// behind the table) ends the run there, its followers' rows dropped (their
+// limits counted on it), and the page goes on from it statement by
+// statement. n is how many statements it took (0: none sent, fewer than
+// two to send).
+func (p *Reader) runAhead(ctx context.Context, topic int64, q *pageQuery, pl *pagePlan, r *pageRows, found *bool) (n int, err error) {
+	var sb [maxAhead]pageStep
+	var wb [maxAhead]int
+	steps, want := pl.ahead(len(r.out), *found, sb[:0], wb[:0])
+	if len(steps) < 2 {
+		return 0, nil
+	}
+	end := len(r.out) // the page's rows up to the statement being judged
+	reads := make([]aheadRows, len(steps))
+	ps := make([]driver.Piped, len(steps))
+	parts := make([]*partition, len(steps))
+	checks := make([]*int64, len(steps))
+	for i, s := range steps {
+		reads[i].r, parts[i], checks[i] = r, &p.messages.parts[s.first], &reads[i].check
+		sql := sliceSQL(q, parts[i])
+		if s.kind == stepRun {
+			block := runBlockOf(p.messages.parts, int(s.first), int(s.last))
+			parts[i], sql = &block, runSQL(q, block)
+		}
+		ps[i] = driver.Piped{SQL: sql, Args: q.args(topic, s), Read: reads[i].read}
+	}
+	if err := p.server.checked(ctx, p.env, ps, parts, checks); err != nil {
+		return 0, err
+	}
+	for i := range steps {
+		pl.next(end, *found) // steps[i], as planned: the page read what ahead counted on
+		got := reads[i].rows
+		if got > 0 && reads[i].check != parts[i].filenode {
+			return 0, errStale
+		}
+		end += got
+		*found = got > 0
+		if got != want[i] && want[i] >= 0 {
+			r.out = r.out[:end] // the followers' limits were counted on want[i]
+			return i + 1, nil
+		}
+	}
+	return len(steps), nil
+}
+
+// aheadRows reads one statement of runAhead's pipeline into the page's
+// rows, with its own check and count.
+type aheadRows struct {
+	r     *pageRows
+	rows  int
+	check int64
+}
+
+func (a *aheadRows) read(rows driver.RowSource) (err error) {
+	before := len(a.r.out)
+	a.r.out, err = driver.ScanMessageRows(rows, a.r.out, []any{&a.check}, nil)
+	a.rows = len(a.r.out) - before
+	return err
 }
 
 // pageRows are a page's rows as its statements read them, the first column

@@ -227,3 +227,43 @@ func TestDirection(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanAhead: the statements a page sends at once are those whose rows
+// the map vouches for, each counted on the rows of its windows (or the
+// page's remainder), up to the first of unknown size, which ends them; a
+// window on the parent table is not among them; the plan itself is not
+// moved.
+func TestPlanAhead(t *testing.T) {
+	named := func(part int32, rows int32) window {
+		lo := int64(part) * 10
+		return window{part: part, lo: lo, hi: lo + 10, seqLo: math.MinInt64, seqHi: math.MaxInt64, rows: rows}
+	}
+	tail := named(9, -1)
+	q := pageQuery{shape: shapeTimestamp, seq: model.Unbounded(), ts: model.Unbounded(), limit: 10}
+	for _, c := range []struct {
+		name  string
+		ws    []window
+		kinds []stepKind
+		want  []int
+	}{
+		{"one window fills the page", []window{named(0, 20), named(1, 20)}, []stepKind{stepPartition}, []int{10}},
+		{"two windows, each alone", []window{named(0, 6), named(40, 20)}, []stepKind{stepPartition, stepPartition}, []int{6, 4}},
+		{"a run, then the tail", []window{named(0, 2), named(1, 2), tail}, []stepKind{stepRun}, []int{-1}},
+		{"a window, then one of unknown size", []window{named(0, 6), named(50, -1), named(60, 9)},
+			[]stepKind{stepPartition, stepPartition}, []int{6, -1}},
+		{"the parent ends them", []window{named(0, 6), {part: -1, lo: 10, hi: 20, rows: -1, why: whyGap}, named(2, 9)},
+			[]stepKind{stepPartition}, []int{6}},
+	} {
+		pl := planPage(&q, c.ws, nil)
+		before := len(pl.todo)
+		steps, want := pl.ahead(0, false, nil, nil)
+		kinds := make([]stepKind, len(steps))
+		for i, s := range steps {
+			kinds[i] = s.kind
+		}
+		if !slices.Equal(kinds, c.kinds) || !slices.Equal(want, c.want) || len(pl.todo) != before {
+			t.Errorf("%s: steps %v wanting %v (plan left %d of %d windows); want %v wanting %v", c.name, kinds, want,
+				len(pl.todo), before, c.kinds, c.want)
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package v2
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"mirrorql/app"
@@ -264,6 +267,93 @@ func TestPlanAhead(t *testing.T) {
 		if !slices.Equal(kinds, c.kinds) || !slices.Equal(want, c.want) || len(pl.todo) != before {
 			t.Errorf("%s: steps %v wanting %v (plan left %d of %d windows); want %v wanting %v", c.name, kinds, want,
 				len(pl.todo), before, c.kinds, c.want)
+		}
+	}
+}
+
+// aheadExec is a driver.Exec of pipelines alone: each statement's rows are
+// those rows gives its partition (found by name in its text), up to its
+// limit, each carrying the partition's check (its index plus 10).
+type aheadExec struct {
+	driver.Exec
+	rows      map[string]int // by partition name
+	pipelines [][]int        // each pipeline's statements' limits
+}
+
+func (x *aheadExec) Pipeline(_ context.Context, ps []driver.Piped) error {
+	var limits []int
+	for _, s := range ps {
+		limit := int(s.Args[len(s.Args)-1].(int64))
+		limits = append(limits, limit)
+		for name, n := range x.rows {
+			if strings.Contains(s.SQL, "'"+name+"'") {
+				check := int64(10 + name[1] - '0')
+				if err := s.Read(&fakeRows{n: min(n, limit), check: check, seq: int64(name[1]-'0') * 100}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	x.pipelines = append(x.pipelines, limits)
+	return nil
+}
+
+// fakeRows are n rows of a page statement: the check, then messages with
+// sequence numbers from seq on.
+type fakeRows struct {
+	n, i       int
+	check, seq int64
+}
+
+func (r *fakeRows) Next() bool { r.i++; return r.i <= r.n }
+func (r *fakeRows) Err() error { return nil }
+func (r *fakeRows) Scan(dest ...any) error {
+	*dest[0].(*int64) = r.check
+	*dest[4].(*int64) = r.seq + int64(r.i)
+	return nil
+}
+
+// TestRunAhead: a page sends the statements its map vouches for in one
+// pipeline; when one reads fewer rows than the map said, the rows of those
+// after it (whose limits were counted on it) are dropped and the page goes
+// on from it, statement by statement, with the limits it then needs.
+func TestRunAhead(t *testing.T) {
+	parts := []partition{}
+	for i := range 90 {
+		name := fmt.Sprintf("p%d", i/40) // p0, p1, p2: partitions 0, 40 and 80
+		if i%40 != 0 {
+			name = fmt.Sprintf("x%d", i)
+		}
+		parts = append(parts, partition{name: name, lo: int64(i) * 10, hi: int64(i)*10 + 10, filenode: int64(10 + i/40)})
+		parts[i].check = "'" + name + "'"
+	}
+	ws := []window{
+		{part: 0, lo: 0, hi: 10, seqLo: 1, seqHi: 5, rows: 4},
+		{part: 40, lo: 400, hi: 410, seqLo: 5, seqHi: 9, rows: 4},
+		{part: 80, lo: 800, hi: 810, seqLo: 9, seqHi: math.MaxInt64, rows: 4},
+	}
+	q := pageQuery{shape: shapeTimestamp, seq: model.Unbounded(), ts: model.Unbounded(), limit: 10}
+	for _, c := range []struct {
+		name      string
+		rows      map[string]int
+		pipelines [][]int
+		seqs      []int64
+	}{
+		{"as the map says", map[string]int{"p0": 4, "p1": 4, "p2": 4}, [][]int{{10, 6, 2}},
+			[]int64{1, 2, 3, 4, 101, 102, 103, 104, 201, 202}},
+		{"the second short", map[string]int{"p0": 4, "p1": 2, "p2": 4}, [][]int{{10, 6, 2}, {4}},
+			[]int64{1, 2, 3, 4, 101, 102, 201, 202, 203, 204}},
+	} {
+		x := &aheadExec{rows: c.rows}
+		p := &Reader{env: &driver.Env{Exec: x}, messages: partitionSet{parts: parts}, server: postgresServer{}, state: &v2State{}}
+		pl := planPage(&q, ws, nil)
+		out, err := p.runPage(context.Background(), 7, &q, &pl)
+		seqs := make([]int64, len(out))
+		for i, m := range out {
+			seqs[i] = m.SequenceNumber
+		}
+		if err != nil || !slices.Equal(seqs, c.seqs) || !slices.EqualFunc(x.pipelines, c.pipelines, slices.Equal) {
+			t.Errorf("%s: rows %v, pipelines' limits %v, %v; want %v, %v", c.name, seqs, x.pipelines, err, c.seqs, c.pipelines)
 		}
 	}
 }

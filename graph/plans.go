@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
@@ -74,23 +75,30 @@ type plan struct {
 
 // rootField is a root field of a plan: __typename, or a message lookup.
 type rootField struct {
-	key      []byte // `"alias":`
-	name     string // the response key, an error's path
-	typename bool
-	lookup   messageLookup
-	args     []argSource
-	fields   view.Selection
+	key    []byte // `"alias":`
+	name   string // the response key, an error's path
+	kind   rootKind
+	args   []argSource
+	fields view.Selection
 }
 
-// messageLookup is a root field's resolver code, without gqlgen's context:
-// nil and no error when there is no such message.
-type messageLookup func(ctx context.Context, r *Resolver, args []any) (*view.TopicMessage, error)
+// rootKind is what a root field is.
+type rootKind uint8
 
-// argSource is an argument: a variable's name, or a literal's value.
+const (
+	rootTypename rootKind = iota
+	rootBySequence
+	rootByTimestamp
+)
+
+// argSource is an argument: a variable's name, or a literal's text.
 type argSource struct {
 	variable string
-	literal  any
+	literal  string
 }
+
+// maxArgs is the most arguments a root field of a plan takes.
+const maxArgs = 2
 
 // before answers a POST request that gqlgen's POST transport would take,
 // and whose operation is compiled, from its plan; anything else goes to next
@@ -161,15 +169,15 @@ func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string,
 			buf.WriteByte(',')
 		}
 		buf.Write(f.key)
-		if f.typename {
+		if f.kind == rootTypename {
 			graphql.MarshalString("Query").MarshalGQL(buf)
 			continue
 		}
-		args, ok := f.argValues(params)
-		if !ok {
+		var args [maxArgs]string
+		if !f.argTexts(params, args[:len(f.args)]) {
 			return false
 		}
-		m, err := f.lookup(ctx, p.r, args)
+		m, err := f.lookup(ctx, p.r, &args)
 		var u *app.Unavailable
 		switch {
 		case errors.As(err, &u):
@@ -208,7 +216,10 @@ func (p *plans) serve(ctx context.Context, w http.ResponseWriter, accept string,
 // planParams are a POST body's parameters as a plan reads them: its
 // variables left in the parser's tree until an argument asks for one. A
 // plan takes only strings and numbers, and the rest of a body's variables
-// need not be decoded into values at all (BenchmarkDecodeParams).
+// need not be decoded into values at all (BenchmarkDecodeParams). Query is
+// the parser's bytes, not a copy (only the plans' cache reads it, and keeps
+// no key it is asked for): like the variables it lives as long as the
+// parser is not put back.
 type planParams struct {
 	Query, OperationName string
 	extensions           bool             // whether there are any: a plan is not compiled for them
@@ -254,7 +265,10 @@ func decodePlanParams(p *fastjson.Parser, body []byte) (params planParams, ok bo
 		seen[i] = true
 		switch i {
 		case 0:
-			params.Query, ok = nullableString(v)
+			var q []byte
+			if q, ok = nullableBytes(v); ok && len(q) > 0 {
+				params.Query = unsafe.String(&q[0], len(q))
+			}
 		case 1:
 			params.OperationName, ok = nullableString(v)
 		case 2:
@@ -288,11 +302,16 @@ func paramIndex(key []byte) int {
 // nullableString is a string member's value, "" for null; false for
 // anything else, or a string decodedString cannot vouch for.
 func nullableString(v *fastjson.Value) (string, bool) {
-	if v.Type() == fastjson.TypeNull {
-		return "", true
-	}
-	b, ok := decodedString(v)
+	b, ok := nullableBytes(v)
 	return string(b), ok
+}
+
+// nullableBytes is nullableString's bytes, in the parser's tree.
+func nullableBytes(v *fastjson.Value) ([]byte, bool) {
+	if v.Type() == fastjson.TypeNull {
+		return nil, true
+	}
+	return decodedString(v)
 }
 
 // nullableObject is an object member's value, nil for null; false for
@@ -320,12 +339,14 @@ func decodedString(v *fastjson.Value) ([]byte, bool) {
 
 var replacementChar, escapedU = []byte(string(utf8.RuneError)), []byte(`\u`)
 
-// variable is the value of a variable as decodeParams decodes it when it is
-// a string or a number (json.Number, its text); false for anything else.
-// Of a name given twice the last value is encoding/json's.
-func (p *planParams) variable(name string) (any, bool) {
+// variable is the text of a variable as the input scalars take it
+// (view.EntityIDArg and the others: view.ArgText) from the value decodeParams
+// decodes when it is a string or a number (json.Number, its text); false
+// for anything else. Of a name given twice the last value is
+// encoding/json's.
+func (p *planParams) variable(name string) (string, bool) {
 	if p.variables == nil {
-		return nil, false
+		return "", false
 	}
 	var last *fastjson.Value
 	p.variables.Visit(func(key []byte, v *fastjson.Value) {
@@ -334,7 +355,7 @@ func (p *planParams) variable(name string) (any, bool) {
 		}
 	})
 	if last == nil {
-		return nil, false
+		return "", false
 	}
 	switch last.Type() {
 	case fastjson.TypeString:
@@ -343,16 +364,15 @@ func (p *planParams) variable(name string) (any, bool) {
 		}
 	case fastjson.TypeNumber:
 		var buf [32]byte
-		return json.Number(last.MarshalTo(buf[:0])), true
+		return string(last.MarshalTo(buf[:0])), true
 	}
-	return nil, false
+	return "", false
 }
 
-// argValues are the arguments' values; false when a variable is missing,
-// null, or of a kind other than a string or a number (gqlgen's coercion and
-// its errors are then gqlgen's to give).
-func (f *rootField) argValues(params *planParams) ([]any, bool) {
-	out := make([]any, len(f.args))
+// argTexts puts the arguments' texts into out; false when a variable is
+// missing, null, or of a kind other than a string or a number (gqlgen's
+// coercion and its errors are then gqlgen's to give).
+func (f *rootField) argTexts(params *planParams, out []string) bool {
 	for i, a := range f.args {
 		if a.variable == "" {
 			out[i] = a.literal
@@ -360,11 +380,20 @@ func (f *rootField) argValues(params *planParams) ([]any, bool) {
 		}
 		v, ok := params.variable(a.variable)
 		if !ok {
-			return nil, false
+			return false
 		}
 		out[i] = v
 	}
-	return out, true
+	return true
+}
+
+// lookup runs the root field's resolver code, without gqlgen's context, on
+// its arguments' texts: nil and no error when there is no such message.
+func (f *rootField) lookup(ctx context.Context, r *Resolver, args *[maxArgs]string) (*view.TopicMessage, error) {
+	if f.kind == rootByTimestamp {
+		return lookupByTimestamp(ctx, r, view.TimestampArg(args[0]))
+	}
+	return lookupBySequence(ctx, r, view.EntityIDArg(args[0]), view.LongArg(args[1]))
 }
 
 // learn compiles the operation gqlgen has just parsed and validated for
@@ -405,19 +434,19 @@ func compile(doc *ast.QueryDocument) *plan {
 		compiled := true
 		switch f.Name {
 		case "__typename":
-			root.typename = true
+			root.kind = rootTypename
 		case "topicMessage":
-			root.lookup = lookupBySequence
+			root.kind = rootBySequence
 			root.args = compileArgs(f, "topicId", "sequenceNumber")
 			root.fields, compiled = view.CompileMessage(f.SelectionSet)
 		case "topicMessageByTimestamp":
-			root.lookup = lookupByTimestamp
+			root.kind = rootByTimestamp
 			root.args = compileArgs(f, "consensusTimestamp")
 			root.fields, compiled = view.CompileMessage(f.SelectionSet)
 		default:
 			return false
 		}
-		if !root.typename && (root.args == nil || !compiled) {
+		if root.kind != rootTypename && (root.args == nil || !compiled) {
 			return false
 		}
 		roots = append(roots, root)
@@ -467,7 +496,7 @@ func compileArgs(f *ast.Field, names ...string) []argSource {
 			if err != nil {
 				return nil
 			}
-			out[i].literal = v
+			out[i].literal = view.ArgText(v)
 		default:
 			return nil
 		}
@@ -482,15 +511,11 @@ func responseKey(f *ast.Field) []byte {
 	return b.Bytes()
 }
 
-// The root fields' resolver code, as the gqlgen path runs it (the arguments
-// converted by the scalars' UnmarshalGQL, as its generated code does).
+// The root fields' resolver code, as the gqlgen path runs it, on the
+// arguments' texts (what the scalars' UnmarshalGQL, which its generated code
+// calls, makes of their values: view.ArgText).
 
-func lookupBySequence(ctx context.Context, r *Resolver, args []any) (*view.TopicMessage, error) {
-	var topicID view.EntityIDArg
-	var seq view.LongArg
-	if topicID.UnmarshalGQL(args[0]) != nil || seq.UnmarshalGQL(args[1]) != nil {
-		return nil, errNotPlanned
-	}
+func lookupBySequence(ctx context.Context, r *Resolver, topicID view.EntityIDArg, seq view.LongArg) (*view.TopicMessage, error) {
 	m, errs, err := r.messageBySequence(ctx, topicID, seq)
 	if len(errs) > 0 {
 		return nil, errNotPlanned
@@ -498,11 +523,7 @@ func lookupBySequence(ctx context.Context, r *Resolver, args []any) (*view.Topic
 	return m, err
 }
 
-func lookupByTimestamp(ctx context.Context, r *Resolver, args []any) (*view.TopicMessage, error) {
-	var ts view.TimestampArg
-	if ts.UnmarshalGQL(args[0]) != nil {
-		return nil, errNotPlanned
-	}
+func lookupByTimestamp(ctx context.Context, r *Resolver, ts view.TimestampArg) (*view.TopicMessage, error) {
 	return r.messageByTimestamp(ctx, ts)
 }
 

@@ -24,10 +24,10 @@ type TimestampArg string
 // decimal text).
 type LongArg string
 
-// argText turns any input value into text. Nothing is rejected here: a value
-// of the wrong shape becomes text that the REST rule then refuses with REST's
-// message for the argument.
-func argText(v any) string {
+// ArgText turns any input value into text, as the input scalars' UnmarshalGQL
+// do. Nothing is rejected here: a value of the wrong shape becomes text that
+// the REST rule then refuses with REST's message for the argument.
+func ArgText(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
@@ -45,11 +45,11 @@ func argText(v any) string {
 	return fmt.Sprint(v)
 }
 
-func (a *EntityIDArg) UnmarshalGQL(v any) error  { *a = EntityIDArg(argText(v)); return nil }
+func (a *EntityIDArg) UnmarshalGQL(v any) error  { *a = EntityIDArg(ArgText(v)); return nil }
 func (a EntityIDArg) MarshalGQL(w io.Writer)     { graphql.MarshalString(string(a)).MarshalGQL(w) }
-func (a *TimestampArg) UnmarshalGQL(v any) error { *a = TimestampArg(argText(v)); return nil }
+func (a *TimestampArg) UnmarshalGQL(v any) error { *a = TimestampArg(ArgText(v)); return nil }
 func (a TimestampArg) MarshalGQL(w io.Writer)    { graphql.MarshalString(string(a)).MarshalGQL(w) }
-func (a *LongArg) UnmarshalGQL(v any) error      { *a = LongArg(argText(v)); return nil }
+func (a *LongArg) UnmarshalGQL(v any) error      { *a = LongArg(ArgText(v)); return nil }
 
 // MarshalGQL writes a number when the text is one, else a string.
 func (a LongArg) MarshalGQL(w io.Writer) {

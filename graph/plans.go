@@ -391,7 +391,7 @@ func (f *rootField) argTexts(params *planParams, out []string) bool {
 // its arguments' texts: nil and no error when there is no such message.
 func (f *rootField) lookup(ctx context.Context, r *Resolver, args *[maxArgs]string) (*view.TopicMessage, error) {
 	if f.kind == rootByTimestamp {
-		return lookupByTimestamp(ctx, r, view.TimestampArg(args[0]))
+		return r.messageByTimestamp(ctx, view.TimestampArg(args[0]))
 	}
 	return lookupBySequence(ctx, r, view.EntityIDArg(args[0]), view.LongArg(args[1]))
 }
@@ -521,10 +521,6 @@ func lookupBySequence(ctx context.Context, r *Resolver, topicID view.EntityIDArg
 		return nil, errNotPlanned
 	}
 	return m, err
-}
-
-func lookupByTimestamp(ctx context.Context, r *Resolver, ts view.TimestampArg) (*view.TopicMessage, error) {
-	return r.messageByTimestamp(ctx, ts)
 }
 
 // errNotPlanned sends a request whose arguments the resolver refuses to

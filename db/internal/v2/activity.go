@@ -147,9 +147,9 @@ func (p *Reader) guessLast(topic model.EntityID, ws []window, bounds []model.Tim
 	if !ok || s.kind != stepPartition {
 		return nil
 	}
-	g := &lastGuess{part: &p.messages.parts[s.first], pending: true}
+	g := &lastGuess{pending: true}
 	g.rows.out = make([]model.TopicMessage, 0, 1)
-	g.piped = driver.Piped{SQL: sliceSQL(&q, g.part), Args: q.args(int64(topic), s), Read: g.rows.read}
+	g.piped, g.part = p.named(&q, int64(topic), s, g.rows.read)
 	return g
 }
 

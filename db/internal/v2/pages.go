@@ -213,12 +213,9 @@ func (p *Reader) runPage(ctx context.Context, topic int64, q *pageQuery, pl *pag
 		before := len(r.out)
 		var err error
 		switch s.kind {
-		case stepPartition:
-			part := &p.messages.parts[s.first]
-			err = p.readChecked(ctx, driver.Piped{SQL: sliceSQL(q, part), Args: q.args(topic, s), Read: r.read}, part, r)
-		case stepRun:
-			block := runBlockOf(p.messages.parts, int(s.first), int(s.last))
-			err = p.readChecked(ctx, driver.Piped{SQL: runSQL(q, block), Args: q.args(topic, s), Read: r.read}, &block, r)
+		case stepPartition, stepRun:
+			read, part := p.named(q, topic, s, r.read)
+			err = p.readChecked(ctx, read, part, r)
 		case stepCheck:
 			err = p.checkCatalog(ctx, s.first)
 		default:
@@ -293,13 +290,8 @@ func (p *Reader) runAhead(ctx context.Context, topic int64, q *pageQuery, pl *pa
 	parts := make([]*partition, len(steps))
 	checks := make([]*int64, len(steps))
 	for i, s := range steps {
-		reads[i].r, parts[i], checks[i] = r, &p.messages.parts[s.first], &reads[i].check
-		sql := sliceSQL(q, parts[i])
-		if s.kind == stepRun {
-			block := runBlockOf(p.messages.parts, int(s.first), int(s.last))
-			parts[i], sql = &block, runSQL(q, block)
-		}
-		ps[i] = driver.Piped{SQL: sql, Args: q.args(topic, s), Read: reads[i].read}
+		reads[i].r, checks[i] = r, &reads[i].check
+		ps[i], parts[i] = p.named(q, topic, s, reads[i].read)
 	}
 	if err := p.server.checked(ctx, p.env, ps, parts, checks); err != nil {
 		return 0, err
@@ -333,6 +325,18 @@ func (a *aheadRows) read(rows driver.RowSource) (err error) {
 	a.r.out, err = driver.ScanMessageRows(rows, a.r.out, []any{&a.check}, nil)
 	a.rows = len(a.r.out) - before
 	return err
+}
+
+// named is the statement of step s that names its partitions (stepPartition:
+// the partition; stepRun: the run's block), its rows read by read, and the
+// partition whose check vouches for them.
+func (p *Reader) named(q *pageQuery, topic int64, s pageStep, read func(driver.RowSource) error) (driver.Piped, *partition) {
+	if s.kind == stepRun {
+		block := runBlockOf(p.messages.parts, int(s.first), int(s.last))
+		return driver.Piped{SQL: runSQL(q, block), Args: q.args(topic, s), Read: read}, &block
+	}
+	part := &p.messages.parts[s.first]
+	return driver.Piped{SQL: sliceSQL(q, part), Args: q.args(topic, s), Read: read}, part
 }
 
 // pageRows are a page's rows as its statements read them, the first column
